@@ -1,0 +1,47 @@
+"""The Python API: ``citecheck.check(doi) -> Report``; the CLI only wraps these functions."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .config import Settings, get_settings
+from .context import Context, Options
+from .doi import normalize_doi
+from .errors import BadInputError
+from .http import HttpClient
+from .pipeline import run_stages
+from .report import InputSpec, Report
+from .sources.crossref import CrossrefSource
+from .sources.openalex import OpenAlexSource
+from .store import Store
+
+
+def build_context(*, doi: str | None, pdf: str | None, settings: Settings,
+                  replay: str | Path | None, record: str | Path | None,
+                  options: Options, store: Store | None, http: HttpClient | None) -> Context:
+    if store is None and replay is None:
+        store = Store(settings.db_path)
+    if http is None:
+        http = HttpClient(settings, store=None if replay else store, replay_dir=replay,
+                          record_dir=record)
+    report = Report(input=InputSpec(doi=doi, pdf=pdf))
+    ctx = Context(settings=settings, http=http, report=report, doi=doi, pdf=pdf,
+                  options=options, store=store)
+    ctx.services["crossref"] = CrossrefSource(http, settings)
+    ctx.services["openalex"] = OpenAlexSource(http, settings)
+    return ctx
+
+
+def check(doi: str | None = None, *, pdf: str | None = None, replay: str | Path | None = None,
+          record: str | Path | None = None, settings: Settings | None = None,
+          options: Options | None = None, store: Store | None = None,
+          http: HttpClient | None = None) -> Report:
+    """Build the integrity report of one paper (by DOI, by PDF, or both)."""
+    if doi is None and pdf is None:
+        raise BadInputError("give a DOI or a PDF")
+    canonical = normalize_doi(doi) if doi is not None else None
+    if replay is not None and not Path(replay).is_dir():
+        raise BadInputError(f"replay folder not found: {replay}")
+    ctx = build_context(doi=canonical, pdf=pdf, settings=settings or get_settings(), replay=replay,
+                        record=record, options=options or Options(), store=store, http=http)
+    run_stages(ctx)
+    return ctx.report

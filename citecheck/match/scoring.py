@@ -1,0 +1,231 @@
+"""How well a candidate work fits a printed reference, validated the way Crossref validates.
+
+Crossref's search-based matching with validation looks for the *candidate's* fields inside
+the printed string rather than parsing the string first; parsing errors then cost little.
+We do the same with rapidfuzz: title (token coverage, or character alignment for noisy
+text), author family names, year (±1), volume, first page, issue and venue. Numbers must
+agree: a year outside the tolerance vetoes the pair. A title-free path accepts strings that
+print no title (Elsevier style) only when first author, year, volume and first page all agree.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+from rapidfuzz import fuzz
+
+from citecheck.match.candidates import Candidate
+from citecheck.match.refparse import ParsedReference, normalize_text, parse_reference
+from citecheck.match.settings import MatchThresholds
+
+logger = logging.getLogger(__name__)
+
+_STOPWORDS = frozenset(
+    "a an and are as at by de der des die du et for from in into is la le of on or the to "
+    "und with".split()
+)
+_YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)[a-z]?$")
+
+
+@dataclass(frozen=True)
+class PrintedProfile:
+    """A printed reference prepared once for scoring against many candidates."""
+
+    parsed: ParsedReference
+    norm: str
+    tokens: frozenset[str]
+    numbers: frozenset[str]
+    years: frozenset[int]
+
+    @property
+    def has_page_numbers(self) -> bool:
+        """True when the string prints numbers other than years (volume, pages…)."""
+        return any(not _YEAR.match(n) for n in self.numbers)
+
+
+@dataclass(frozen=True)
+class CandidateProfile:
+    """A candidate prepared once: normalised title, names, venue words and numbers."""
+
+    candidate: Candidate
+    title_norm: str
+    title_tokens: tuple[str, ...]
+    authors_norm: tuple[str, ...]
+    venue_words: tuple[str, ...]
+    unstructured_norm: str
+    volume: str | None
+    issue: str | None
+    first_page: str | None
+
+
+class PairScore(BaseModel):
+    """The score of one (printed, candidate) pair and the evidence behind it."""
+
+    score: float
+    title: float | None = None
+    authors: float | None = None
+    year: float | None = None
+    volume: float | None = None
+    first_page: float | None = None
+    venue: float | None = None
+    veto: str | None = None
+    title_free: bool = False
+
+
+def profile_printed(printed: str, parsed: ParsedReference | None = None) -> PrintedProfile:
+    parsed = parsed or parse_reference(printed)
+    norm = normalize_text(printed)
+    tokens = frozenset(norm.split())
+    numbers = frozenset(t for t in tokens if t.isdigit() or re.fullmatch(r"[a-z]?\d+", t))
+    years = frozenset(int(t[:4]) for t in tokens if _YEAR.match(t))
+    return PrintedProfile(parsed=parsed, norm=norm, tokens=tokens, numbers=numbers, years=years)
+
+
+def _number(value: str | None) -> str | None:
+    if not value:
+        return None
+    norm = normalize_text(value)
+    return norm.replace(" ", "") or None
+
+
+def profile_candidate(candidate: Candidate) -> CandidateProfile:
+    title_norm = normalize_text(candidate.title or "")
+    names = []
+    for name in candidate.authors:
+        parts = normalize_text(name).split()
+        if parts:
+            names.append(parts[-1])
+    venue_words = tuple(
+        w for w in normalize_text(candidate.venue or "").split() if w not in _STOPWORDS
+    )
+    return CandidateProfile(
+        candidate=candidate,
+        title_norm=title_norm,
+        title_tokens=tuple(title_norm.split()),
+        authors_norm=tuple(names),
+        venue_words=venue_words,
+        unstructured_norm=normalize_text(candidate.unstructured or ""),
+        volume=_number(candidate.volume),
+        issue=_number(candidate.issue),
+        first_page=_number(candidate.first_page),
+    )
+
+
+def title_similarity(title_norm: str, title_tokens: tuple[str, ...], printed: PrintedProfile) -> float:
+    """How much of a candidate title appears in the printed string (0–1).
+
+    Token coverage (weighted by word length) survives scrambled word order; character
+    alignment (``partial_ratio``) survives OCR-like noise that splits or glues words.
+    """
+    if not title_tokens:
+        return 0.0
+    total = sum(len(t) for t in title_tokens)
+    covered = sum(len(t) for t in title_tokens if t in printed.tokens) / total
+    if covered >= 0.9:
+        return covered
+    aligned = fuzz.partial_ratio(title_norm, printed.norm) / 100.0
+    return max(covered, aligned)
+
+
+def _name_found(name: str, printed: PrintedProfile) -> bool:
+    if name in printed.tokens:
+        return True
+    if len(name) >= 5:
+        return fuzz.partial_ratio(name, printed.norm) >= 88
+    return False
+
+
+def author_similarity(profile: CandidateProfile, printed: PrintedProfile) -> float:
+    """First author counts most; up to four further names share the rest."""
+    names = profile.authors_norm
+    first = 1.0 if _name_found(names[0], printed) else 0.0
+    others = names[1:5]
+    if not others:
+        return first
+    found = sum(_name_found(n, printed) for n in others) / len(others)
+    return 0.6 * first + 0.4 * found
+
+
+def venue_similarity(words: tuple[str, ...], printed: PrintedProfile) -> float:
+    """Share of venue words printed in full or abbreviated ("Phys. Rev." for "Physical Review")."""
+    long_tokens = [t for t in printed.tokens if len(t) >= 3 and not t.isdigit()]
+    found = 0
+    for word in words:
+        if word in printed.tokens or any(
+            word.startswith(t) or (len(word) >= 3 and t.startswith(word)) for t in long_tokens
+        ):
+            found += 1
+    return found / len(words)
+
+
+def _year_score(year: int | None, printed: PrintedProfile, tolerance: int) -> tuple[float | None, str | None]:
+    if year is None or not printed.years:
+        return None, None
+    if year in printed.years:
+        return 1.0, None
+    if any(abs(year - y) <= tolerance for y in printed.years):
+        return 0.5, None
+    if printed.parsed.year is None:
+        return 0.0, None
+    return 0.0, "year"
+
+
+def score_pair(
+    printed: PrintedProfile, profile: CandidateProfile, thresholds: MatchThresholds
+) -> PairScore:
+    """Weighted agreement of the candidate's fields with the printed string (0–1)."""
+    weights: dict[str, float] = {}
+    values: dict[str, float] = {}
+    title = None
+    if profile.title_tokens:
+        title = title_similarity(profile.title_norm, profile.title_tokens, printed)
+        weights["title"] = 3.0 * min(1.0, len(profile.title_tokens) / 4)
+        values["title"] = title
+    elif profile.unstructured_norm:
+        title = fuzz.token_set_ratio(profile.unstructured_norm, printed.norm) / 100.0
+        weights["title"], values["title"] = 4.0, title
+    authors = author_similarity(profile, printed) if profile.authors_norm else None
+    if authors is not None:
+        weights["authors"], values["authors"] = 2.0, authors
+    year, veto = _year_score(profile.candidate.year, printed, thresholds.year_tolerance)
+    if year is not None:
+        weights["year"], values["year"] = 1.0, year
+    numbers_printed = printed.has_page_numbers
+    volume = first_page = None
+    if profile.volume and numbers_printed:
+        volume = 1.0 if profile.volume in printed.numbers else 0.0
+        weights["volume"], values["volume"] = 1.0, volume
+    if profile.first_page and numbers_printed:
+        first_page = 1.0 if profile.first_page in printed.numbers else 0.0
+        weights["first_page"], values["first_page"] = 1.0, first_page
+    if profile.issue and numbers_printed:
+        weights["issue"] = 0.5
+        values["issue"] = 1.0 if profile.issue in printed.numbers else 0.0
+    venue = venue_similarity(profile.venue_words, printed) if profile.venue_words else None
+    if venue is not None:
+        weights["venue"], values["venue"] = 1.0, venue
+    if not weights:
+        return PairScore(score=0.0, veto="no_comparable_fields")
+    total = sum(weights.values())
+    score = sum(weights[k] * values[k] for k in weights) / total
+    title_free = False
+    if "title" in weights and volume == 1.0 and first_page == 1.0 and authors and year:
+        # Strings printed without a title: author, year, volume and first page must agree.
+        rest = {k: w for k, w in weights.items() if k != "title"}
+        without_title = sum(w * values[k] for k, w in rest.items()) / sum(rest.values())
+        if values["authors"] >= 0.6 and (venue is None or venue >= 0.5) and without_title > score:
+            score, title_free = without_title, True
+    return PairScore(
+        score=round(score, 4),
+        title=title,
+        authors=authors,
+        year=year,
+        volume=volume,
+        first_page=first_page,
+        venue=venue,
+        veto=veto,
+        title_free=title_free,
+    )

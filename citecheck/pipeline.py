@@ -1,0 +1,48 @@
+"""The pipeline: stages in one ordered tuple, each run with timing and its failure recorded.
+
+Only a failed required stage (resolving the DOI, when there is no PDF to fall back on)
+stops the stages after it, and they are recorded as skipped with the reason.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from .context import Context, StageResult
+from .errors import CircuitOpenError, CitecheckError, ReplayMissError
+from .report import Stage
+from .stages.cited_by import CitedBy
+from .stages.registry import RegistryCheck
+from .stages.registry_references import RegistryReferences
+from .stages.resolve import Resolve
+from .summary import summarize
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_STAGES = (Resolve, RegistryCheck, RegistryReferences, CitedBy)
+
+
+def run_stages(ctx: Context, stages=DEFAULT_STAGES) -> None:
+    blocked: str | None = None
+    for stage_class in stages:
+        stage = stage_class()
+        started = time.monotonic()
+        if blocked:
+            result = StageResult("skipped", blocked)
+        else:
+            try:
+                result = stage.run(ctx)
+            except (CircuitOpenError, ReplayMissError):
+                raise
+            except CitecheckError as error:
+                logger.warning("stage %s failed: %s", stage.name, error)
+                result = StageResult("failed", error.reason)
+            except Exception as error:  # a bug must not lose the rest of the report
+                logger.exception("stage %s crashed", stage.name)
+                result = StageResult("failed", f"internal_error:{type(error).__name__}")
+        ctx.report.stages.append(Stage(name=stage.name, status=result.status, reason=result.reason,
+                                       seconds=round(time.monotonic() - started, 3)))
+        if (result.status == "failed" and getattr(stage, "required", False)
+                and not ctx.pdf):
+            blocked = f"{stage.name}_failed"
+    ctx.report.summary = summarize(ctx.report)

@@ -1,0 +1,1 @@
+"""Adapters for the outside services; only this package and ``citecheck.http`` use the network."""

@@ -1,0 +1,120 @@
+"""OpenAlex through pyalex: the work, referenced works in batches, citing works by cursor.
+
+pyalex's own retries are switched off (``max_retries = 0``) because ``HttpClient`` already
+retries with backoff; two layers would multiply attempts. Its timeouts, which default to
+none, are replaced by ours at the transport.
+"""
+from __future__ import annotations
+
+import logging
+
+import pyalex
+import requests
+from pyalex import Works
+
+from .. import __version__
+from ..config import Settings
+from ..doi import openalex_filter_value
+from ..errors import NotFoundError, SourceError
+from ..http import HttpClient
+from . import transports
+
+logger = logging.getLogger(__name__)
+
+REFERENCE_FIELDS = ["id", "doi", "title", "display_name", "publication_year", "authorships",
+                    "primary_location", "biblio", "is_retracted", "cited_by_count", "ids", "type"]
+CITING_FIELDS = ["id", "doi", "title", "display_name", "publication_year", "authorships",
+                 "primary_location", "cited_by_count", "is_retracted", "best_oa_location", "type"]
+MAX_OR_VALUES = 100
+
+
+class OpenAlexSource:
+    def __init__(self, http: HttpClient, settings: Settings):
+        self.http = http
+        self.settings = settings
+        self.batch_size = max(1, min(settings.openalex_batch_size, MAX_OR_VALUES))
+        pyalex.config.api_key = (settings.openalex_api_key.get_secret_value()
+                                 if settings.openalex_api_key else None)
+        pyalex.config.email = settings.mailto or None
+        pyalex.config.user_agent = f"citecheck/{__version__}"
+        pyalex.config.max_retries = 0
+
+    def _using(self):
+        return transports.using(self.http, self.settings.openalex_base_url)
+
+    def work(self, doi: str) -> dict:
+        with self._using():
+            try:
+                work = Works()["https://doi.org/" + doi]
+            except requests.HTTPError as error:
+                status = error.response.status_code if error.response is not None else None
+                if status == 404:
+                    raise NotFoundError(f"OpenAlex has no work for {doi}", status=404) from None
+                raise SourceError(f"OpenAlex answered HTTP {status}", status=status) from None
+            except (ValueError, pyalex.api.QueryError) as error:
+                raise SourceError(f"OpenAlex answer unusable: {type(error).__name__}",
+                                  reason="bad_json") from None
+        if not isinstance(work, dict) or not work.get("id"):
+            raise SourceError("OpenAlex answered without a work", reason="bad_json")
+        return dict(work)
+
+    def works_by_ids(self, ids: list[str], fields: list[str] | None = None) -> list[dict]:
+        """Works for OpenAlex ids in OR-filter batches (≤100 each), ``select`` limited."""
+        short = list(dict.fromkeys(i.rsplit("/", 1)[-1] for i in ids if i))
+        return self._batched("openalex_id", short, fields or REFERENCE_FIELDS)
+
+    def works_by_dois(self, dois: list[str], fields: list[str] | None = None) -> list[dict]:
+        batchable = [d for d in dois if openalex_filter_value(d) is not None]
+        works = self._batched("doi", batchable, fields or REFERENCE_FIELDS)
+        for doi in dois:
+            if openalex_filter_value(doi) is None:
+                try:
+                    works.append(self.work(doi))
+                except NotFoundError:
+                    continue
+        return works
+
+    def _batched(self, key: str, values: list[str], fields: list[str]) -> list[dict]:
+        works: list[dict] = []
+        with self._using():
+            for start in range(0, len(values), self.batch_size):
+                chunk = values[start:start + self.batch_size]
+                try:
+                    page = (Works().filter(**{key: "|".join(chunk)}).select(fields)
+                            .get(per_page=min(len(chunk), MAX_OR_VALUES)))
+                except requests.HTTPError as error:
+                    status = error.response.status_code if error.response is not None else None
+                    raise SourceError(f"OpenAlex batch answered HTTP {status}",
+                                      status=status) from None
+                works.extend(dict(w) for w in page)
+        return works
+
+    def citing_works(self, openalex_id: str, cap: int) -> tuple[int, list[dict]]:
+        """(true total, up to ``cap`` citing works sorted by their own citations)."""
+        short = openalex_id.rsplit("/", 1)[-1]
+        works: list[dict] = []
+        total = 0
+        per_page = max(1, min(cap, MAX_OR_VALUES))
+        with self._using():
+            query = (Works().filter(cites=short).sort(cited_by_count="desc").select(CITING_FIELDS))
+            try:
+                pages = query.paginate(method="cursor", per_page=per_page, n_max=None)
+                for page in pages:
+                    total = getattr(page, "meta", {}).get("count", total) or total
+                    works.extend(dict(w) for w in page)
+                    if len(works) >= cap or len(page) < per_page:
+                        break
+            except requests.HTTPError as error:
+                status = error.response.status_code if error.response is not None else None
+                raise SourceError(f"OpenAlex citing works answered HTTP {status}",
+                                  status=status) from None
+        return max(total, len(works)), works[:cap]
+
+    def search(self, text: str, rows: int = 3) -> list[dict]:
+        with self._using():
+            try:
+                page = Works().search(text[:300]).select(REFERENCE_FIELDS).get(per_page=rows)
+            except requests.HTTPError as error:
+                status = error.response.status_code if error.response is not None else None
+                raise SourceError(f"OpenAlex search answered HTTP {status}", status=status) from None
+        return [dict(w) for w in page]

@@ -1,0 +1,188 @@
+"""Find APA-style test results (t, F, r, chi2, z, Q with their p) in page text.
+
+The grammar follows statcheck's (``R/regex.R`` in MicheleNuijten/statcheck, read, not copied):
+a test name with its degrees of freedom, a comparison and a value, then ``p`` with a comparison
+and a value, or "ns". It is tolerant of the PDF damage statcheck documents: minus signs printed
+as hyphens, U+2212, en dashes or an undecodable glyph; ``χ2`` read as ``chi2``, ``x2``, ``X2``,
+``G2``, ``?2``; ``F(l, 76)`` for ``F(1, 76)``; a stray ``B`` (a lost quotation mark) before the
+test name; and the glyph substitutions of some journals' fonts: ``b`` for ``<``, ``N`` for ``>``,
+``p`` for ``=``, ``!`` for ``<`` and ``¼`` for ``=`` (statcheck rewrites these in the whole text; here they are
+accepted only inside the result grammar and noted on the item).
+
+Additions over statcheck: plural forms (``ts(38)``, ``Fs(1, 248)``, ``ps > .28``), ``p`` written
+``P``, up to two "label = number" clauses between the statistic and its p
+(``F(2, 70) = 4.48, MSE = 6.61, p < .02``), and ``p < . 001``.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from citecheck.stats.numbers import Printed, parse_number
+
+logger = logging.getLogger(__name__)
+
+# Comparison glyphs: the real ones and the font-damage substitutions listed in the docstring.
+_DAMAGED_COMPARISON = {"b": "<", "N": ">", "!": "<", "p": "=", "\u00bc": "="}
+_COMP = r"(?:[=<>\u00bc]|b|N|!|(?<=\s)p(?=\s))"
+_NUM = r"\d*\.?\d+"
+# Undecodable glyphs that PDF converters leave around comparison signs.
+_JUNK = r"[\x00-\x08\x0b\x0e-\x1f\ufffd]*"
+_SPACE_OR_JUNK = r"[\s\x00-\x08\x0b\x0e-\x1f\ufffd]{0,4}"
+_DF = r"\d+(?:\.\d+)?"
+_Q_SUFFIX = (
+    r"(?:\s?-?\s?(?:[Bb]etween|[Ww]ithin|[Tt]otal|[Ee]rror|[Rr]esidual|[Mm]odel|b|w|B|W|T|E|M|R|H))?"
+)
+_CHI_NAME = r"(?:\u03c7|\u03a7|[Cc]hi|CHI|x|X|G|\?|\ufffd|B)\s?(?:2|\u00b2|\^2|-?squared?)"
+
+_RESULT = re.compile(
+    rf"""
+    (?:(?<![A-Za-z0-9])|(?<=(?<![A-Za-z0-9])B))             # test name starts a word (B: lost quote)
+    (?P<test>
+        (?P<tr>[tr])s?\s?\(\s?(?P<df_tr>{_DF})\s?\)
+      | F s?\s?\(\s?(?P<df1_f>\d+|[lI])\s?,\s?(?P<df2_f>{_DF})\s?\)
+      | Q{_Q_SUFFIX}\s?\(\s?(?P<df_q>\d+)\s?\)
+      | {_CHI_NAME}\s?\(\s?(?P<df_chi>\d+)\s?(?:,\s?N\s?(?:=|p)\s?\d[\d,]*\s?)?\)
+      | (?P<z>[zZ])s?
+    )
+    {_SPACE_OR_JUNK}(?P<tcomp>{_COMP})
+    (?P<gap>[^\w.,;:()\[\]=<>]{{0,6}})
+    (?P<value>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|{_NUM})
+    (?![\d.]\d)
+    \s?(?:[,;(\[]|\s)\s*
+    (?P<between>(?:(?![pP]s?\b)[A-Za-z\u0370-\u03ff][A-Za-z\u0370-\u03ff\u00b22_ ]{{0,10}}
+        \s?=\s?-?\s?{_NUM}\s?[,;]\s*){{0,2}})
+    (?:
+        (?P<pword>[pP]s?){_SPACE_OR_JUNK}(?P<pcomp>{_COMP}|p){_SPACE_OR_JUNK}(?P<pval>\d?\.\s?\d+(?:[eE]-?\d+)?|\d(?:\.\d+)?)
+        (?![\d])
+      | (?P<ns>(?<![A-Za-z])[nN]\.?[sS]\b\.?)
+    )
+    """,
+    re.VERBOSE,
+)
+
+_ONE_TAILED = re.compile(r"one.?sided|one.?tailed|directional", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParsedTest:
+    """One reported test result, with offsets into the page text."""
+
+    start: int
+    end: int
+    statistic: str  # "t", "F", "r", "chi2", "z", "Q"
+    df1: float | None
+    df2: float | None
+    test_comparison: str
+    value: Printed
+    p_comparison: str  # "=", "<", ">" or "ns"
+    p_value: Printed | None
+    p_text: str
+    notes: tuple[str, ...]
+
+
+def mentions_one_tailed(text: str) -> bool:
+    """statcheck's rule: the phrase one-sided/one-tailed/directional anywhere in the text."""
+    return bool(_ONE_TAILED.search(text))
+
+
+def _is_minus(gap: str, notes: list[str]) -> bool:
+    """Whether the characters between the comparison and the value are a minus sign.
+
+    A hyphen (after normalisation, any dash) is one. As in statcheck, an undecodable glyph
+    directly before the digits is read as a minus too; one followed by a space is left-over
+    damage around the comparison sign and is ignored.
+    """
+    if "-" in gap:
+        return True
+    if "+" in gap or not gap.strip() or gap[-1].isspace():
+        return False
+    notes.append(f"{gap.strip()!r} before the value read as a minus sign")
+    return True
+
+
+def _comparison(raw: str, notes: list[str]) -> str:
+    if raw in _DAMAGED_COMPARISON:
+        real = _DAMAGED_COMPARISON[raw]
+        notes.append(f"'{raw}' read as '{real}' (font damage)")
+        return real
+    return raw
+
+
+def _statistic_and_df(match: re.Match[str]) -> tuple[str, float | None, float | None] | None:
+    if match.group("tr"):
+        return match.group("tr"), None, float(match.group("df_tr"))
+    if match.group("df2_f"):
+        df1_raw = match.group("df1_f")
+        df1 = 1.0 if df1_raw in ("l", "I") else float(df1_raw)
+        return "F", df1, float(match.group("df2_f"))
+    if match.group("df_q"):
+        return "Q", float(match.group("df_q")), None
+    if match.group("df_chi"):
+        return "chi2", float(match.group("df_chi")), None
+    if match.group("z"):
+        return "z", None, None
+    return None
+
+
+def find_tests(text: str) -> Iterator[ParsedTest]:
+    """Yield every test result in ``text`` (already :func:`~citecheck.stats.numbers.normalise`-d)."""
+    for match in _RESULT.finditer(text):
+        parsed = _parse(match)
+        if parsed is not None:
+            yield parsed
+
+
+def _parse(match: re.Match[str]) -> ParsedTest | None:
+    notes: list[str] = []
+    named = _statistic_and_df(match)
+    if named is None:
+        return None
+    statistic, df1, df2 = named
+    value = parse_number(match.group("value"))
+    if value is None:
+        return None
+    if _is_minus(match.group("gap"), notes):
+        value = Printed(-value.value, value.decimals)
+    test_comparison = _comparison(match.group("tcomp"), notes)
+    if match.group("ns"):
+        p_comparison, p_value, p_text = "ns", None, "ns"
+    else:
+        p_comparison = _comparison(match.group("pcomp"), notes)
+        p_value = parse_number(match.group("pval").replace(" ", ""))
+        if p_value is None:
+            return None
+        p_text = f"{p_comparison} {match.group('pval').replace(' ', '')}"
+    if not _plausible(statistic, df1, df2, value, p_value):
+        logger.debug("implausible test result skipped: %r", match.group(0))
+        return None
+    if match.group("test").startswith("B") and statistic != "chi2":
+        notes.append("leading 'B' read as a lost quotation mark")
+    return ParsedTest(
+        start=match.start(),
+        end=match.end(),
+        statistic=statistic,
+        df1=df1,
+        df2=df2,
+        test_comparison=test_comparison,
+        value=value,
+        p_comparison=p_comparison,
+        p_value=p_value,
+        p_text=p_text,
+        notes=tuple(notes),
+    )
+
+
+def _plausible(
+    statistic: str, df1: float | None, df2: float | None, value: Printed, p_value: Printed | None
+) -> bool:
+    """Drop matches that cannot be a real result (statcheck drops these too)."""
+    if p_value is not None and not 0 <= p_value.value <= 1:
+        return False
+    if statistic == "r" and abs(value.value) > 1:
+        return False
+    if statistic in ("F", "chi2", "Q") and value.value < 0:
+        return False
+    return all(df is None or df > 0 for df in (df1, df2))

@@ -1,0 +1,71 @@
+"""The lines a person reads first, in plain words, computed from the report's sections."""
+from __future__ import annotations
+
+from .report import Report
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def summarize(report: Report) -> list[str]:
+    lines = []
+    reg = report.registry
+    refs = report.references
+    counts = refs.counts
+    if reg.status == "matched":
+        head = "The DOI matches its Crossref record"
+    elif reg.status == "mismatch":
+        fields = ", ".join(d.field for d in reg.differences)
+        head = f"Crossref and OpenAlex disagree on this DOI's {fields}"
+    elif reg.status == "not_found":
+        agency = f" (registered with {reg.agency})" if reg.agency and reg.agency != "crossref" else ""
+        head = f"The DOI has no Crossref record{agency}"
+    else:
+        head = "The registries were not checked" + (f" ({reg.reason})" if reg.reason else "")
+    if counts.printed:
+        found = counts.linked + counts.found + counts.found_with_differences
+        head += (f"; {found} of the {counts.printed} references it cites were found in a "
+                 "registry or an index.")
+    elif counts.registry:
+        head += f"; the registries list {_plural(counts.registry, 'reference')} it cites."
+    else:
+        head += "."
+    lines.append(head)
+    for notice in reg.notices:
+        if notice.direction == "about_this_work":
+            label = notice.type.replace("_", " ")
+            detail = f" ({notice.notice_doi})" if notice.notice_doi else ""
+            lines.append(f"A {label} notice is registered for this work{detail}, source: {notice.source}.")
+    if counts.found_with_differences:
+        lines.append(f"{_plural(counts.found_with_differences, 'printed reference')} differ from "
+                     "the registry record they point to.")
+    if counts.not_found:
+        lines.append(f"{_plural(counts.not_found, 'printed reference')} could not be found in any "
+                     "registry or index.")
+    if counts.unchecked:
+        lines.append(f"{_plural(counts.unchecked, 'printed reference')} could not be checked "
+                     "(see each item's reason).")
+    if counts.retracted:
+        lines.append(f"It cites {_plural(counts.retracted, 'retracted work')}.")
+    if counts.self_citations:
+        lines.append(f"{_plural(counts.self_citations, 'reference')} share an author with this paper.")
+    cited = report.cited_by
+    if cited.status != "skipped":
+        lines.append(f"Cited by {_plural(cited.count, 'work')} in OpenAlex"
+                     + (f" ({cited.listed} listed)." if cited.listed < cited.count else "."))
+    verdicts = [c.verdict for c in report.claims.outgoing + report.claims.incoming]
+    if verdicts:
+        checked = [v for v in verdicts if v != "not_checkable"]
+        lines.append(f"{_plural(len(verdicts), 'citing sentence')} found; {len(checked)} judged "
+                     "against the cited text.")
+    elif report.claims.reason:
+        lines.append(f"Claims were not checked: {report.claims.reason.replace('_', ' ')}.")
+    stats = report.statistics
+    if stats.items:
+        bad = [i for i in stats.items if i.consistent is False]
+        lines.append(f"Self-check: {len(stats.items)} reported numbers recomputed, "
+                     f"{len(bad)} inconsistent.")
+    elif stats.status in ("skipped", "no_full_text"):
+        lines.append("The statistics self-check needs the paper's full text.")
+    return lines

@@ -1,0 +1,268 @@
+"""Page geometry to reading-order lines: rows, words, column gutters, superscripts.
+
+Input is the visible characters of one page in content-stream order, in top-down
+coordinates. Output is a list of :class:`Line` in reading order: for a two-column page, the
+left column top to bottom, then the right one, with full-width lines (titles, wide figures)
+acting as separators between column blocks.
+
+The code is pure Python over tuples so that it runs inside the extraction worker without
+copying per-character objects across the process boundary.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+from dataclasses import dataclass, field
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Char", "Line", "build_lines"]
+
+
+@dataclass(slots=True)
+class Char:
+    """One visible glyph. ``top`` < ``bottom`` (top-down coordinates, points)."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    space_before: bool = False
+
+    @property
+    def height(self) -> float:
+        return self.bottom - self.top
+
+    @property
+    def middle(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+@dataclass(slots=True)
+class _Word:
+    chars: list[Char]
+
+    @property
+    def x0(self) -> float:
+        return self.chars[0].x0
+
+    @property
+    def x1(self) -> float:
+        return max(c.x1 for c in self.chars)
+
+
+@dataclass(slots=True)
+class Line:
+    """A line of text with its box, body size and superscript spans (indexes into text)."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float
+    superscripts: list[tuple[int, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "x0": round(self.x0, 1),
+            "top": round(self.top, 1),
+            "x1": round(self.x1, 1),
+            "bottom": round(self.bottom, 1),
+            "size": round(self.size, 2),
+            "sup": [list(span) for span in self.superscripts],
+        }
+
+
+def _split_rows(chars: list[Char]) -> list[list[Char]]:
+    """Group characters into rows in stream order.
+
+    A new row starts when a glyph leaves the current row's vertical band or jumps back
+    to the left, which is how content streams move to the next line or column.
+    """
+    rows: list[list[Char]] = []
+    current: list[Char] = []
+    band_top = band_bottom = 0.0
+    last_x1 = 0.0
+    for char in chars:
+        if current:
+            band_height = band_bottom - band_top
+            in_band = band_top - 0.25 * band_height <= char.middle <= band_bottom + 0.1 * band_height
+            moves_back = char.x0 < last_x1 - max(2.0, band_height)
+            if in_band and not moves_back:
+                current.append(char)
+                last_x1 = max(last_x1, char.x1) if char.x0 >= last_x1 - 1 else char.x1
+                if char.height >= 0.8 * band_height:
+                    band_top = min(band_top, char.top)
+                    band_bottom = max(band_bottom, char.bottom)
+                continue
+            rows.append(current)
+        current = [char]
+        band_top, band_bottom, last_x1 = char.top, char.bottom, char.x1
+    if current:
+        rows.append(current)
+    return rows
+
+
+def _words(row: list[Char]) -> list[_Word]:
+    """Split a row into words at spaces and at gaps wider than a fraction of the size."""
+    heights = sorted(c.height for c in row)
+    size = heights[len(heights) // 2]
+    words: list[_Word] = []
+    current: list[Char] = []
+    for char in sorted(row, key=lambda c: c.x0) if _is_disordered(row) else row:
+        if current:
+            gap = char.x0 - current[-1].x1
+            if char.space_before or gap > 0.2 * size:
+                words.append(_Word(current))
+                current = []
+        current.append(char)
+    if current:
+        words.append(_Word(current))
+    return words
+
+
+def _is_disordered(row: list[Char]) -> bool:
+    return any(b.x0 < a.x0 - 1 for a, b in zip(row, row[1:], strict=False))
+
+
+def _find_gutter(rows: list[list[_Word]], width: float) -> float | None:
+    """The x of a vertical white strip separating two columns, or None for one column.
+
+    The strip must lie in the middle of the page, be at least a few points wide, be crossed
+    by almost no words, and have text on both sides in a good share of the page's rows.
+    """
+    if len(rows) < 6 or width <= 0:
+        return None
+    step = 2.0
+    bins = [0] * (int(width / step) + 2)
+    for row in rows:
+        for word in row:
+            first = max(0, int(word.x0 / step))
+            last = min(len(bins) - 1, int(word.x1 / step))
+            for index in range(first, last + 1):
+                bins[index] += 1
+    allowed = max(1, int(0.03 * len(rows)))
+    low, high = int(0.3 * width / step), int(0.7 * width / step)
+    best_run: tuple[int, int] | None = None
+    run_start: int | None = None
+    for index in range(low, high + 2):
+        open_bin = index <= high and bins[index] <= allowed
+        if open_bin and run_start is None:
+            run_start = index
+        elif not open_bin and run_start is not None:
+            if best_run is None or index - run_start > best_run[1] - best_run[0]:
+                best_run = (run_start, index)
+            run_start = None
+    if best_run is None or (best_run[1] - best_run[0]) * step < 6:
+        return None
+    gutter = (best_run[0] + best_run[1]) / 2 * step
+    left_rows = sum(1 for row in rows if any(w.x1 < gutter for w in row))
+    right_rows = sum(1 for row in rows if any(w.x0 > gutter for w in row))
+    if min(left_rows, right_rows) < max(4, 0.2 * len(rows)):
+        return None
+    return gutter
+
+
+def _make_line(words: list[_Word]) -> Line:
+    chars = [c for w in words for c in w.chars]
+    heights = sorted(c.height for c in chars)
+    size = heights[len(heights) // 2]
+    body = [c for c in chars if c.height >= 0.85 * size]
+    body_bottom = statistics.median(c.bottom for c in body) if body else chars[0].bottom
+    parts: list[str] = []
+    superscripts: list[tuple[int, int]] = []
+    position = 0
+    for index, word in enumerate(words):
+        if index:
+            parts.append(" ")
+            position += 1
+        for char in word.chars:
+            is_sup = char.height < 0.85 * size and char.bottom < body_bottom - 0.2 * size
+            if is_sup and superscripts and superscripts[-1][1] == position:
+                superscripts[-1] = (superscripts[-1][0], position + len(char.text))
+            elif is_sup:
+                superscripts.append((position, position + len(char.text)))
+            parts.append(char.text)
+            position += len(char.text)
+    return Line(
+        text="".join(parts),
+        x0=min(c.x0 for c in chars),
+        top=min(c.top for c in body or chars),
+        x1=max(c.x1 for c in chars),
+        bottom=max(c.bottom for c in body or chars),
+        size=size,
+        superscripts=superscripts,
+    )
+
+
+def _merge_same_band(lines: list[list[_Word]]) -> list[list[_Word]]:
+    """Join row pieces of one column that share a baseline (pieces drawn out of order)."""
+    def band(words: list[_Word]) -> tuple[float, float]:
+        chars = [c for w in words for c in w.chars]
+        heights = sorted(c.height for c in chars)
+        size = heights[len(heights) // 2]
+        body = [c for c in chars if c.height >= 0.85 * size] or chars
+        return min(c.top for c in body), max(c.bottom for c in body)
+
+    ordered = sorted(lines, key=lambda ws: (band(ws)[1], ws[0].x0))
+    merged: list[list[_Word]] = []
+    for words in ordered:
+        if merged:
+            top, bottom = band(merged[-1])
+            new_top, new_bottom = band(words)
+            overlap = min(bottom, new_bottom) - max(top, new_top)
+            if overlap > 0.6 * min(bottom - top, new_bottom - new_top):
+                merged[-1] = sorted(merged[-1] + words, key=lambda w: w.x0)
+                continue
+        merged.append(words)
+    return merged
+
+
+def build_lines(chars: list[Char], page_width: float) -> list[Line]:
+    """Lines of one page in reading order (see the module docstring)."""
+    if not chars:
+        return []
+    rows = [_words(row) for row in _split_rows(chars)]
+    gutter = _find_gutter(rows, page_width)
+    if gutter is None:
+        return [_make_line(words) for words in _merge_same_band(rows)]
+    # Split rows at the gutter; a row with a word across it is full width.
+    pieces: list[tuple[str, list[_Word]]] = []
+    for words in rows:
+        if any(w.x0 < gutter < w.x1 for w in words):
+            pieces.append(("full", words))
+            continue
+        left = [w for w in words if w.x1 <= gutter]
+        right = [w for w in words if w.x0 >= gutter]
+        if left:
+            pieces.append(("left", left))
+        if right:
+            pieces.append(("right", right))
+    return _order_columns(pieces)
+
+
+def _order_columns(pieces: list[tuple[str, list[_Word]]]) -> list[Line]:
+    """Left column, then right column, block by block between full-width lines."""
+
+    def top_of(words: list[_Word]) -> float:
+        return min(c.top for w in words for c in w.chars)
+
+    full = sorted((top_of(ws), ws) for kind, ws in pieces if kind == "full")
+    # A full-width row inside a column's vertical span (e.g. a line whose words happen to
+    # cross the gutter) must not cut the columns; only rows outside both columns' text do.
+    side = [(kind, ws) for kind, ws in pieces if kind != "full"]
+    lines: list[Line] = []
+    previous = float("-inf")
+    for boundary, words in [*full, (float("inf"), [])]:
+        block = [(k, ws) for k, ws in side if previous <= top_of(ws) < boundary]
+        for column in ("left", "right"):
+            rows = [ws for k, ws in block if k == column]
+            lines.extend(_make_line(ws) for ws in _merge_same_band(rows))
+        if words:
+            lines.append(_make_line(words))
+        previous = boundary
+    return lines

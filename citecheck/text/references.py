@@ -1,0 +1,282 @@
+"""Printed references: find the reference section and split it into entries.
+
+The section starts at the last heading that names it (in several languages) and ends at a
+heading that plainly starts something else (appendix, supplementary material, tables…).
+Without a heading, the trailing block of sequentially numbered lines is taken.
+
+Entries are split by the strongest signal the section offers, in this order:
+1. a sequential label at line start: ``[12]``, ``12.``, ``(12)``, ``12`` or a superscript 12;
+2. indentation: hanging indent (entry starts flush, continuation lines indented) or
+   first-line indent;
+3. vertical space between entries;
+4. text shape: a line that ends an entry (full stop, short line) followed by one that
+   starts like an author list.
+Entries run across lines, columns and pages because lines arrive in reading order.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import statistics
+from dataclasses import dataclass
+
+from citecheck.text.document import PageLines, TextLine
+from citecheck.text.normalize import dehyphenate_join
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["PrintedReference", "ReferenceSection", "find_references"]
+
+_HEADING = re.compile(
+    r"^(?:[\dIVX]+\.?\s*)?(?:\d+\s+)?(?:"
+    r"references?(?: and notes| cited| list)?|notes and references|bibliography|"
+    r"literature(?: cited)?|works cited|cited literature|literaturverzeichnis|literatur|"
+    r"références(?: bibliographiques)?|bibliographie|referencias(?: bibliográficas)?|"
+    r"bibliografía|bibliografia|riferimenti bibliografici|referências(?: bibliográficas)?|"
+    r"literatuur|litteratur|referenser|kaynaklar|参考文献|список литературы|литература"
+    r")\s*:?$",
+    re.IGNORECASE,
+)
+_END_HEADING = re.compile(
+    r"^(?:[\dA-Z]+\.?\s+)?(?:appendix|appendices|annex|supplementary(?: material| information| data)?|"
+    r"supporting information|tables?|figures?|figure legends|figure captions|"
+    r"about the authou?rs?|authors?'? (?:biograph\w*|information|contributions?)|"
+    r"biographical note|notes on contributors|acknowledge?ments?|abbreviations|"
+    r"index|endnotes)\b.{0,40}$",
+    re.IGNORECASE,
+)
+_LABELS = {
+    "bracket": re.compile(r"^\[(\d{1,4})\]\s*"),
+    "paren": re.compile(r"^\((\d{1,4})\)\s*"),
+    "dot": re.compile(r"^(\d{1,4})\.\s+(?=\S)"),
+    "bare": re.compile(r"^(\d{1,4})\s+(?=[A-Z\u00C0-\u024F'\"(])"),
+}
+_AUTHOR_START = re.compile(
+    r"^(?:[A-Z\u00C0-\u024F][\w\u00C0-\u024F'’\-]*(?:\s(?:van|von|de|der|den|la|le|du|da|di|dos))?"
+    r"(?:[,\s]|$)|[a-z]{1,3}\s[A-Z]|[A-Z]\.|_{2,}|-{2,}|—|\(|“|\")"
+)
+_ENTRY_END = re.compile(r"([.)\]]|\d|https?://\S+|doi\S+|[A-Za-z]{2,})\s*$")
+
+
+@dataclass(slots=True)
+class PrintedReference:
+    """One printed entry: normalised text without its label, the label, and its first page."""
+
+    printed: str
+    page: int
+    label: str | None = None
+
+
+@dataclass(slots=True)
+class ReferenceSection:
+    """The entries, and the identity of the lines they came from (kept out of contexts)."""
+
+    entries: list[PrintedReference]
+    line_ids: set[int]
+
+
+@dataclass(slots=True)
+class _Located:
+    page: int
+    line: TextLine
+    page_width: float
+
+
+def _section_lines(pages: list[PageLines]) -> list[_Located]:
+    """Lines after the last reference heading, up to the next unrelated heading."""
+    located = [_Located(p.number, line, p.width) for p in pages for line in p.lines]
+    start = None
+    for index in range(len(located) - 1, -1, -1):
+        text = located[index].line.text.strip()
+        if len(text) <= 60 and _HEADING.match(text) and index < len(located) - 1:
+            start = index + 1
+            break
+    if start is None:
+        return _trailing_numbered_block(located)
+    section = []
+    for item in located[start:]:
+        text = item.line.text.strip()
+        if section and len(text) <= 60 and _END_HEADING.match(text) and not text.endswith("."):
+            break
+        section.append(item)
+    return section
+
+
+def _trailing_numbered_block(located: list[_Located]) -> list[_Located]:
+    """The last run of lines labelled 1, 2, 3… when the section has no heading."""
+    for style in ("bracket", "paren", "dot"):
+        pattern = _LABELS[style]
+        ones = [i for i, item in enumerate(located) if (m := pattern.match(item.line.text)) and m.group(1) == "1"]
+        for first in reversed(ones):
+            labels = _sequence(located[first:], pattern)
+            if len(labels) >= 5:
+                return located[first:]
+    return []
+
+
+def _sequence(lines: list[_Located], pattern: re.Pattern[str]) -> dict[int, str]:
+    """Indexes of lines whose label continues the sequence 1, 2, 3… (small gaps allowed)."""
+    starts: dict[int, str] = {}
+    expected = 1
+    for index, item in enumerate(lines):
+        match = pattern.match(item.line.text)
+        if not match:
+            continue
+        number = int(match.group(1))
+        if expected <= number <= expected + 2:
+            starts[index] = match.group(1)
+            expected = number + 1
+    return starts
+
+
+def _superscript_sequence(lines: list[_Located]) -> dict[int, str]:
+    starts: dict[int, str] = {}
+    expected = 1
+    for index, item in enumerate(lines):
+        spans = item.line.superscripts
+        if spans and spans[0][0] == 0:
+            label = item.line.text[: spans[0][1]].strip()
+            if label.isdigit() and expected <= int(label) <= expected + 2:
+                starts[index] = label
+                expected = int(label) + 1
+    return starts
+
+
+def _numbered_starts(lines: list[_Located]) -> tuple[dict[int, str], re.Pattern[str] | None]:
+    """The best-supported label sequence, when it covers a real share of the section."""
+    best: tuple[dict[int, str], re.Pattern[str] | None] = ({}, None)
+    for pattern in _LABELS.values():
+        starts = _sequence(lines, pattern)
+        if len(starts) > len(best[0]):
+            best = (starts, pattern)
+    superscripts = _superscript_sequence(lines)
+    if len(superscripts) > len(best[0]):
+        best = (superscripts, None)
+    if len(best[0]) >= 3 and len(best[0]) >= 0.15 * len(lines):
+        return best
+    return {}, None
+
+
+def _column_lefts(lines: list[_Located]) -> list[float]:
+    """Left edge of the text column of each line (x0 clusters per page)."""
+    lefts = [0.0] * len(lines)
+    by_page: dict[int, list[int]] = {}
+    for index, item in enumerate(lines):
+        by_page.setdefault(item.page, []).append(index)
+    for indexes in by_page.values():
+        xs = sorted({round(lines[i].line.x0, 1) for i in indexes})
+        clusters: list[list[float]] = []
+        for x in xs:
+            if clusters and x - clusters[-1][-1] <= 40:
+                clusters[-1].append(x)
+            else:
+                clusters.append([x])
+        for i in indexes:
+            x = lines[i].line.x0
+            lefts[i] = next(c[0] for c in reversed(clusters) if c[0] <= x + 0.5)
+    return lefts
+
+
+def _indent_starts(lines: list[_Located]) -> set[int] | None:
+    """Entry starts from hanging or first-line indentation, or None if there is none."""
+    lefts = _column_lefts(lines)
+    flush = [abs(item.line.x0 - left) < 2.5 for item, left in zip(lines, lefts, strict=True)]
+    indented = len(flush) - sum(flush)
+    if indented < 0.15 * len(lines) or sum(flush) < 2:
+        return None
+    if sum(flush) <= indented * 1.6:
+        return {i for i, is_flush in enumerate(flush) if is_flush}
+    # First-line indent: an indented line followed by flush continuation lines.
+    starts = {i for i, is_flush in enumerate(flush) if not is_flush}
+    starts.add(0)
+    return starts
+
+
+def _gap_starts(lines: list[_Located]) -> set[int] | None:
+    """Entry starts after a vertical gap clearly larger than the line spacing."""
+    gaps: list[tuple[int, float]] = []
+    for index in range(1, len(lines)):
+        previous, current = lines[index - 1], lines[index]
+        if previous.page == current.page and current.line.top > previous.line.top:
+            gaps.append((index, current.line.top - previous.line.top))
+    if len(gaps) < 4:
+        return None
+    spacing = statistics.median(g for _, g in gaps)
+    wide = {index for index, gap in gaps if gap > 1.35 * spacing}
+    if not wide or len(wide) > 0.7 * len(gaps):
+        return None
+    starts = {0} | wide
+    # Across a page or column change the gap says nothing; fall back to text shape there.
+    starts |= {i for i in range(1, len(lines)) if lines[i].page != lines[i - 1].page or
+               lines[i].line.top <= lines[i - 1].line.top} & _shape_starts(lines)
+    return starts
+
+
+def _shape_starts(lines: list[_Located]) -> set[int]:
+    """Entry starts from text shape alone: previous line ended short or with a full stop."""
+    starts = {0}
+    widths = [item.line.x1 for item in lines]
+    right = statistics.median(widths) if widths else 0
+    for index in range(1, len(lines)):
+        previous, current = lines[index - 1].line, lines[index].line
+        ended = previous.text.rstrip().endswith((".", ")")) or previous.x1 < right - 40
+        if ended and _AUTHOR_START.match(current.text) and not previous.text.rstrip().endswith(","):
+            starts.add(index)
+    return starts
+
+
+def _strip_label(text: str, pattern: re.Pattern[str] | None, superscript_end: int) -> str:
+    if pattern is None:
+        return text[superscript_end:].lstrip(" .")
+    return pattern.sub("", text, count=1)
+
+
+def _join(lines: list[TextLine], vocabulary: set[str]) -> str:
+    text = ""
+    for line in lines:
+        text = dehyphenate_join(text, line.text.strip(), vocabulary)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _looks_like_reference(text: str) -> bool:
+    return len(text) >= 12 and bool(re.search(r"[A-Za-z]{2,}", text))
+
+
+def find_references(pages: list[PageLines], vocabulary: set[str] | None = None) -> ReferenceSection:
+    """The printed reference list of a document, in printed order."""
+    lines = _section_lines(pages)
+    if not lines:
+        return ReferenceSection([], set())
+    known = vocabulary or set()
+    numbered, pattern = _numbered_starts(lines)
+    if numbered:
+        starts = set(numbered)
+        first = min(starts)
+    else:
+        starts = _indent_starts(lines) or _gap_starts(lines) or _shape_starts(lines)
+        first = 0
+    references: list[PrintedReference] = []
+    current: list[TextLine] = []
+    current_page = lines[first].page
+    current_label: str | None = None
+    for index in range(first, len(lines)):
+        item = lines[index]
+        if index in starts and current:
+            references.append(PrintedReference(_join(current, known), current_page, current_label))
+            current = []
+        if index in starts:
+            current_page = item.page
+            current_label = numbered.get(index)
+            line = item.line
+            if current_label is not None:
+                sup_end = line.superscripts[0][1] if line.superscripts else 0
+                stripped = _strip_label(line.text, pattern, sup_end)
+                line = TextLine(stripped, line.x0, line.top, line.x1, line.bottom, line.size)
+            current.append(line)
+        else:
+            current.append(item.line)
+    if current:
+        references.append(PrintedReference(_join(current, known), current_page, current_label))
+    entries = [ref for ref in references if _looks_like_reference(ref.printed)]
+    return ReferenceSection(entries, {id(item.line) for item in lines})

@@ -1,0 +1,63 @@
+"""Sentence splitting for scholarly text.
+
+A full stop ends a sentence only when the next sentence visibly starts (upper case, digit,
+quote or bracket after white space) and the word before it is not an abbreviation that
+scholarly writing uses mid-sentence ("et al.", "Fig.", "e.g.", "i.e.", "cf.", "vs.", "Eq.",
+"No.", "pp.") or an initial ("J. Smith"). Decimals never break because no space follows
+their point. Citation markers glued after the stop ("…disease.12 Next", "…disease. [3]")
+stay with the sentence they close. Blank lines always end a sentence.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["split_sentences"]
+
+_ABBREVIATIONS = frozenset(
+    """al fig figs eq eqs eqn ref refs e.g i.e cf vs viz etc approx ca resp sect sec tab no nos
+    vol vols pp p ed eds dr mr mrs ms prof st jr sr inc ltd co corp dept univ ch chap suppl
+    et seq op cit ibid id incl min max avg est var spp sp subsp var nr art para mt ft
+    jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+# A terminator, then closing quotes/brackets, then optional citation markers, then space.
+_BOUNDARY = re.compile(
+    r"[.!?]['\"\u2019\u201d)\]]*"
+    r"(?:\x01[^\x02]*\x02|\d{1,3}(?:[,\u2013\-]\d{1,3})*(?=\s+[A-Z]))?"
+    r"(?=\s+['\"\u2018\u201c(\[]?[A-Z0-9\u00C0-\u00DE])"
+)
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+def _is_abbreviation(text: str, stop: int) -> bool:
+    """True when the word ending at ``stop`` (the index of the '.') is an abbreviation."""
+    if text[stop] != ".":
+        return False
+    word_match = re.search(r"([\w.]+)$", text[:stop])
+    if not word_match:
+        return False
+    word = word_match.group(1)
+    if len(word) == 1 and word.isalpha() and word.isupper():
+        return True  # an initial: "J. Smith"
+    return word.lower().rstrip(".") in _ABBREVIATIONS
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` in order, whitespace collapsed, none empty."""
+    sentences: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        start = 0
+        for match in _BOUNDARY.finditer(paragraph):
+            if _is_abbreviation(paragraph, match.start()):
+                continue
+            piece = " ".join(paragraph[start : match.end()].split())
+            if piece:
+                sentences.append(piece)
+            start = match.end()
+        tail = " ".join(paragraph[start:].split())
+        if tail:
+            sentences.append(tail)
+    return sentences
