@@ -12,6 +12,9 @@ from .pipeline import run_stages
 from .report import InputSpec, Report
 from .sources.crossref import CrossrefSource
 from .sources.openalex import OpenAlexSource
+from .sources.pdfs import PDFFetcher
+from .sources.search import RegistrySearcher
+from .sources.unpaywall import UnpaywallSource
 from .store import Store
 
 
@@ -28,7 +31,24 @@ def build_context(*, doi: str | None, pdf: str | None, settings: Settings,
                   options=options, store=store)
     ctx.services["crossref"] = CrossrefSource(http, settings)
     ctx.services["openalex"] = OpenAlexSource(http, settings)
+    ctx.services["unpaywall"] = UnpaywallSource(http, settings)
+    ctx.services["pdfs"] = PDFFetcher(settings, allow_private=options.allow_private_urls,
+                                      replay_dir=replay, record_dir=record)
+    ctx.services["searcher"] = RegistrySearcher(ctx.services["crossref"], ctx.services["openalex"])
     return ctx
+
+
+def _check_local_pdf(pdf: str) -> None:
+    """A user's own PDF must exist and look like a PDF (exit 2 otherwise, before any work)."""
+    path = Path(pdf)
+    if not path.is_file():
+        raise BadInputError(f"no such file: {pdf}")
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+    if not head:
+        raise BadInputError(f"empty file: {pdf}")
+    if b"%PDF-" not in head:
+        raise BadInputError(f"not a PDF: {pdf}")
 
 
 def check(doi: str | None = None, *, pdf: str | None = None, replay: str | Path | None = None,
@@ -39,6 +59,8 @@ def check(doi: str | None = None, *, pdf: str | None = None, replay: str | Path 
     if doi is None and pdf is None:
         raise BadInputError("give a DOI or a PDF")
     canonical = normalize_doi(doi) if doi is not None else None
+    if pdf is not None and not pdf.startswith(("http://", "https://")):
+        _check_local_pdf(pdf)
     if replay is not None and not Path(replay).is_dir():
         raise BadInputError(f"replay folder not found: {replay}")
     ctx = build_context(doi=canonical, pdf=pdf, settings=settings or get_settings(), replay=replay,

@@ -9,17 +9,22 @@ import logging
 import time
 
 from .context import Context, StageResult
-from .errors import CircuitOpenError, CitecheckError, ReplayMissError
+from .errors import BadInputError, CircuitOpenError, CitecheckError, ReplayMissError
 from .report import Stage
 from .stages.cited_by import CitedBy
+from .stages.claims import Claims
+from .stages.fulltext import FullText
+from .stages.linking import LinkReferences
 from .stages.registry import RegistryCheck
 from .stages.registry_references import RegistryReferences
 from .stages.resolve import Resolve
+from .stages.statistics import Statistics
 from .summary import summarize
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_STAGES = (Resolve, RegistryCheck, RegistryReferences, CitedBy)
+DEFAULT_STAGES = (Resolve, RegistryCheck, RegistryReferences, CitedBy, FullText, LinkReferences,
+                  Claims, Statistics)
 
 
 def run_stages(ctx: Context, stages=DEFAULT_STAGES) -> None:
@@ -32,7 +37,7 @@ def run_stages(ctx: Context, stages=DEFAULT_STAGES) -> None:
         else:
             try:
                 result = stage.run(ctx)
-            except (CircuitOpenError, ReplayMissError):
+            except (BadInputError, CircuitOpenError, ReplayMissError):
                 raise
             except CitecheckError as error:
                 logger.warning("stage %s failed: %s", stage.name, error)

@@ -26,7 +26,8 @@ def summarize(report: Report) -> list[str]:
     if counts.printed:
         found = counts.linked + counts.found + counts.found_with_differences
         head += (f"; {found} of the {counts.printed} references it cites were found in a "
-                 "registry or an index.")
+                 "registry or an index")
+        head += (f" ({counts.unchecked} could not be checked)." if counts.unchecked else ".")
     elif counts.registry:
         head += f"; the registries list {_plural(counts.registry, 'reference')} it cites."
     else:
@@ -43,9 +44,6 @@ def summarize(report: Report) -> list[str]:
     if counts.not_found:
         lines.append(f"{_plural(counts.not_found, 'printed reference')} could not be found in any "
                      "registry or index.")
-    if counts.unchecked:
-        lines.append(f"{_plural(counts.unchecked, 'printed reference')} could not be checked "
-                     "(see each item's reason).")
     if counts.retracted:
         lines.append(f"It cites {_plural(counts.retracted, 'retracted work')}.")
     if counts.self_citations:

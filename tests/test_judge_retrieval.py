@@ -38,7 +38,7 @@ def test_tokenize_folds_plurals_and_drops_stopwords_and_markers():
 def test_top_k_ranks_the_passage_that_shares_the_claims_terms_first():
     index = PassageIndex(build_passages(cited(), window=1, stride=1))
     top = index.top_k("A high-fat diet increased insulin resistance in mice [4].", k=2)
-    assert [c.passage_id for c in top] == ["p3", "p1"]
+    assert [c.passage_id for c in top] == ["p1", "p3"]
     assert top[0].page == 1 and top[0].score > top[1].score > 0
 
 

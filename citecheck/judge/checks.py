@@ -17,10 +17,12 @@ from .models import NumberCheck, Passage, Verdict
 logger = logging.getLogger(__name__)
 
 _SPACE = re.compile(r"\s+")
+# A number must not be glued to a word: "COVID-19", "SARS-CoV-2" and "IL-6" are names.
+_NOT_IN_NAME = r"(?<![\w.])(?<![A-Za-z][-–])"
 _NUMBER = re.compile(
-    r"(?<![\w.])[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?"   # 1,234 or 12,345.6
-    r"|(?<![\w.])[-−–]?\d+(?:\.\d+)?%?"                 # 12, 0.45, 45%
-    r"|(?<![\w])[-−–]?\.\d+%?"                          # .05
+    _NOT_IN_NAME + r"[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?"   # 1,234 or 12,345.6
+    r"|" + _NOT_IN_NAME + r"[-−–]?\d+(?:\.\d+)?%?"            # 12, 0.45, 45%
+    r"|(?<![\w])[-−–]?\.\d+%?"                                # .05
 )
 _REFERENCE_MARKER = re.compile(r"\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]|<\|\w+\|>")
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")

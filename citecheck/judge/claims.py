@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..text.normalize import normalize_text
 from ..text.sentences import split_sentences
 from .backends import Judge
@@ -26,6 +28,11 @@ DEFAULT_TOP_K = 3
 _SPACE = re.compile(r"\s+")
 
 
+def _as_dict(item: Any) -> Mapping[str, Any]:
+    """Accept the extractor's pydantic models as well as plain dicts."""
+    return item.model_dump() if isinstance(item, BaseModel) else item
+
+
 def _fold(text: str) -> str:
     return _SPACE.sub(" ", normalize_text(text)).strip()
 
@@ -34,7 +41,8 @@ class _CitingText:
     """The citing paper's pages, to keep only quotes found in them and to give context."""
 
     def __init__(self, pages: Sequence[Mapping[str, Any]] | None):
-        self.raw = {p.get("number"): p.get("text") or "" for p in pages or ()}
+        pages = [_as_dict(p) for p in pages or ()]
+        self.raw = {p.get("number"): p.get("text") or "" for p in pages}
         self.pages = {number: _fold(text) for number, text in self.raw.items()}
         self._sentences: dict[Any, list[str]] = {}
 
@@ -74,13 +82,13 @@ class _CitedIndex:
 
 
 def judge_claims(
-    contexts: Sequence[Mapping[str, Any]],
-    references: Sequence[Mapping[str, Any]],
+    contexts: Sequence[Mapping[str, Any] | BaseModel],
+    references: Sequence[Mapping[str, Any] | BaseModel],
     cited_texts: Mapping[str, CitedText],
     judge: Judge | None,
     *,
     citing_doi: str | None = None,
-    citing_pages: Sequence[Mapping[str, Any]] | None = None,
+    citing_pages: Sequence[Mapping[str, Any] | BaseModel] | None = None,
     top_k: int = DEFAULT_TOP_K,
     first_id: int = 1,
 ) -> list[Claim]:
@@ -96,12 +104,12 @@ def judge_claims(
             is not kept as a claim (claims are quotes, not paraphrases).
         first_id: number of the first claim id, so outgoing and incoming ids differ.
     """
-    references_by_id = {r.get("id"): r for r in references}
+    references_by_id = {r.get("id"): r for r in map(_as_dict, references)}
     citing = _CitingText(citing_pages)
     cited = _CitedIndex(cited_texts)
     claims: list[Claim] = []
     not_found = 0
-    for context in contexts:
+    for context in map(_as_dict, contexts):
         sentence, page = context.get("sentence") or "", context.get("page")
         if not sentence.strip() or not citing.contains(sentence, page):
             not_found += 1

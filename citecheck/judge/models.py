@@ -1,7 +1,7 @@
 """Data shapes of the claims stage: the model's answer, passages, and the report's claims."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -50,6 +50,13 @@ class CitedText(BaseModel):
     artifact_sha256: str
     doi: str | None = None
     url: str | None = None
+
+    @classmethod
+    def from_extraction(cls, extraction: Any, *, doi: str | None = None,
+                        url: str | None = None) -> CitedText:
+        """From ``citecheck.text.extract_pdf``'s result (its pages are hidden-text free)."""
+        return cls(pages=[{"number": p.number, "text": p.text} for p in extraction.pages],
+                   artifact_sha256=extraction.artifact.sha256, doi=doi, url=url)
 
 
 class EvidenceQuote(BaseModel):

@@ -29,6 +29,8 @@ def build_passages(cited: CitedText, *, window: int = DEFAULT_WINDOW,
     for page in cited.pages:
         sentences = [normalize_text(s) for s in split_sentences(page.get("text") or "")]
         sentences = [s for s in sentences if s]
+        if not sentences:
+            continue
         starts = range(0, max(len(sentences) - window, 0) + 1, stride)
         last_start = None
         for start in starts:

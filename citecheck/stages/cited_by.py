@@ -18,7 +18,7 @@ class CitedBy:
         work = ctx.data.get("openalex_work")
         section = ctx.report.cited_by
         if work is None:
-            section.reason = "openalex_not_found"
+            section.reason = "openalex_not_found" if ctx.doi else "no_doi"
             return StageResult("skipped", section.reason)
         section.counts_by_year = sorted(
             (YearCount(year=c["year"], cited_by_count=c.get("cited_by_count", 0))

@@ -1,0 +1,231 @@
+"""``extract_pdf``: PDF bytes to pages, hidden text, printed references and citation contexts.
+
+Parsing runs in a separate worker process (:mod:`citecheck.text.worker`) with a wall-clock
+deadline and an address-space limit, so a hostile or huge PDF costs only that process.
+Everything after parsing (header removal, references, contexts) runs here on the worker's
+JSON. Failures are results, not exceptions: ``status`` is ``ok``, ``partial`` or
+``failed`` with a machine-readable ``reason``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from citecheck.identifiers import find_arxiv, find_dois, find_pmcid, find_pmid, find_urls
+from citecheck.text.contexts import RefKey, find_contexts, fold
+from citecheck.text.document import PageLines, page_text, pages_from_worker, vocabulary
+from citecheck.text.references import PrintedReference, find_references
+from citecheck.text.worker import EXIT_OOM
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Extraction", "extract_pdf"]
+
+Status = Literal["ok", "partial", "failed"]
+Reason = Literal[
+    "parse_timeout", "parse_oom", "parse_error", "encrypted", "no_text_layer",
+    "unmapped_glyphs", "not_pdf", "empty_file",
+]
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+_UNMAPPED_SHARE = 0.3
+
+
+class Artifact(BaseModel):
+    kind: Literal["pdf"] = "pdf"
+    sha256: str
+    bytes: int
+    pages: int | None = None
+    hidden_text_chars: int = 0
+
+
+class Page(BaseModel):
+    number: int
+    text: str
+
+
+class Reference(BaseModel):
+    id: str
+    printed: str
+    page: int
+    label: str | None = Field(default=None, description="The printed number, e.g. '12' for [12].")
+    doi: str | None = None
+    arxiv: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    url: str | None = None
+    year: int | None = None
+
+
+class Context(BaseModel):
+    sentence: str
+    page: int
+    markers: list[str]
+    ref_ids: list[str]
+
+
+class HiddenSample(BaseModel):
+    page: int
+    text: str
+    reason: str
+
+
+class HiddenText(BaseModel):
+    chars: int = 0
+    by_reason: dict[str, int] = Field(default_factory=dict)
+    samples: list[HiddenSample] = Field(default_factory=list)
+
+
+class Extraction(BaseModel):
+    """The ``citecheck extract`` JSON, plus ``status``/``reason``/``detail``."""
+
+    status: Status
+    reason: Reason | None = None
+    detail: str | None = None
+    artifact: Artifact
+    pages: list[Page] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    contexts: list[Context] = Field(default_factory=list)
+    hidden_text: HiddenText = Field(default_factory=HiddenText)
+
+
+def _failed(artifact: Artifact, reason: Reason, detail: str) -> Extraction:
+    logger.info("extraction failed: %s (%s)", reason, detail)
+    return Extraction(status="failed", reason=reason, detail=detail, artifact=artifact)
+
+
+def _looks_like_pdf(data: bytes) -> bool:
+    # The PDF reference lets the header start within the first 1024 bytes.
+    return b"%PDF-" in data[:1024]
+
+
+def run_worker(path: Path, *, timeout_s: float, memory_mb: int) -> dict[str, Any]:
+    """Run the worker on ``path``; its JSON, or ``{"ok": False, "reason": …}`` on any failure."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "citecheck.text.worker", str(path), str(memory_mb)]
+    try:
+        completed = subprocess.run(command, capture_output=True, timeout=timeout_s, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "reason": "parse_timeout", "detail": f"worker exceeded {timeout_s:g} s"}
+    stderr = completed.stderr.decode("utf-8", "replace")
+    if completed.returncode == EXIT_OOM or re.search(r"MemoryError|bad_alloc|out of memory", stderr, re.I):
+        return {"ok": False, "reason": "parse_oom", "detail": f"worker exceeded {memory_mb} MB"}
+    if completed.returncode != 0:
+        code = completed.returncode
+        detail = f"worker killed by {signal.Signals(-code).name}" if code < 0 else stderr.strip()[-300:]
+        return {"ok": False, "reason": "parse_error", "detail": detail or f"worker exit {code}"}
+    try:
+        return json.loads(completed.stdout)
+    except json.JSONDecodeError as error:
+        return {"ok": False, "reason": "parse_error", "detail": f"worker output unreadable: {error}"}
+
+
+def _reference_model(index: int, entry: PrintedReference) -> Reference:
+    from citecheck.identifiers import find_year
+
+    def first(values: list[str]) -> str | None:
+        return values[0] if values else None
+
+    urls = [u for u in find_urls(entry.printed) if "doi.org/" not in u.lower()]
+    return Reference(
+        id=f"ref-{index:03d}",
+        printed=entry.printed,
+        page=entry.page,
+        label=entry.label,
+        doi=first(find_dois(entry.printed)),
+        arxiv=first(find_arxiv(entry.printed)),
+        pmid=first(find_pmid(entry.printed)),
+        pmcid=first(find_pmcid(entry.printed)),
+        url=first(urls),
+        year=find_year(entry.printed),
+    )
+
+
+def _ref_key(reference: Reference) -> RefKey:
+    name = re.search(r"[A-Z\u00C0-\u00DE][\w'’\-\u00C0-\u024F]+", reference.printed)
+    year = re.search(r"\b((?:1[6-9]|20)\d{2}[a-z]?)\b", reference.printed)
+    return RefKey(
+        ref_id=reference.id,
+        label=reference.label,
+        surname=fold(name.group(0)) if name else None,
+        year=year.group(1) if year else None,
+    )
+
+
+def _text_status(raw_pages: list[dict[str, Any]]) -> tuple[Status, Reason | None, str | None]:
+    glyphs = sum(p["glyphs"] for p in raw_pages)
+    unmapped = sum(p["unmapped"] for p in raw_pages)
+    empty = [p["number"] for p in raw_pages if p["glyphs"] == 0]
+    if glyphs == 0:
+        return "failed", "no_text_layer", "no page has a text layer"
+    if unmapped > _UNMAPPED_SHARE * glyphs:
+        return "failed", "unmapped_glyphs", f"{unmapped} of {glyphs} glyphs have no Unicode mapping"
+    if empty:
+        return "partial", "no_text_layer", f"pages without text: {empty}"
+    return "ok", None, None
+
+
+def build_extraction(artifact: Artifact, raw_pages: list[dict[str, Any]]) -> Extraction:
+    """Everything after parsing: clean pages, references, contexts, hidden text."""
+    artifact.pages = len(raw_pages)
+    samples = [
+        HiddenSample(page=p["number"], text=s["text"], reason=s["reason"])
+        for p in raw_pages
+        for s in p["hidden"]["samples"]
+    ]
+    by_reason: dict[str, int] = {}
+    for page in raw_pages:
+        for reason, count in page["hidden"]["by_reason"].items():
+            by_reason[reason] = by_reason.get(reason, 0) + count
+    hidden = HiddenText(chars=sum(by_reason.values()), by_reason=by_reason, samples=samples[:50])
+    artifact.hidden_text_chars = hidden.chars
+    status, reason, detail = _text_status(raw_pages)
+    if status == "failed":
+        assert reason is not None and detail is not None
+        extraction = _failed(artifact, reason, detail)
+        extraction.hidden_text = hidden
+        return extraction
+    pages: list[PageLines] = pages_from_worker(raw_pages)
+    known = vocabulary(pages)
+    section = find_references(pages, known)
+    references = [_reference_model(i, entry) for i, entry in enumerate(section.entries, start=1)]
+    contexts = find_contexts(pages, [_ref_key(r) for r in references], section.line_ids)
+    return Extraction(
+        status=status,
+        reason=reason,
+        detail=detail,
+        artifact=artifact,
+        pages=[Page(number=p.number, text=page_text(p, known)) for p in pages],
+        references=references,
+        contexts=[Context(sentence=c.sentence, page=c.page, markers=c.markers, ref_ids=c.ref_ids) for c in contexts],
+        hidden_text=hidden,
+    )
+
+
+def extract_pdf(source: bytes | Path, *, timeout_s: float = 120, memory_mb: int = 1024) -> Extraction:
+    """Extract a PDF given as bytes or a path (a missing path raises ``FileNotFoundError``)."""
+    data = Path(source).read_bytes() if isinstance(source, (str, Path)) else bytes(source)
+    artifact = Artifact(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    if not data:
+        return _failed(artifact, "empty_file", "the file has zero bytes")
+    if not _looks_like_pdf(data):
+        return _failed(artifact, "not_pdf", "no %PDF- header in the first 1024 bytes")
+    with tempfile.TemporaryDirectory(prefix="citecheck-") as directory:
+        path = Path(directory) / "input.pdf"
+        path.write_bytes(data)
+        result = run_worker(path, timeout_s=timeout_s, memory_mb=memory_mb)
+    if not result.get("ok"):
+        return _failed(artifact, result["reason"], result.get("detail", ""))
+    return build_extraction(artifact, result["pages"])
