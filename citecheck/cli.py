@@ -128,6 +128,226 @@ def record(
 
 
 @app.command()
+@_guarded
+def extract(
+    pdf: Annotated[Path, typer.Argument(help="A PDF file.")],
+    out: Annotated[Optional[Path], typer.Option(help="Write the JSON here instead of stdout.")] = None,
+) -> None:
+    """Extract a PDF: visible pages, printed references, citation contexts, hidden text."""
+    from .api import _check_local_pdf
+    from .config import get_settings
+    from .text import extract_pdf
+
+    _check_local_pdf(str(pdf))
+    settings = get_settings()
+    extraction = extract_pdf(pdf, timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb)
+    if extraction.status == "failed":
+        raise BadInputError(f"cannot extract {pdf}: {extraction.reason}"
+                            + (f" ({extraction.detail})" if extraction.detail else ""))
+    _write(extraction.model_dump_json(indent=2), out)
+
+
+def _pages_of(path: Path) -> list[tuple[int, str]]:
+    """(page, text) of a PDF, or of a text file as page 1."""
+    from .api import _check_local_pdf
+    from .config import get_settings
+
+    if not path.is_file():
+        raise BadInputError(f"no such file: {path}")
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+    if b"%PDF-" in head:
+        from .text import extract_pdf
+
+        _check_local_pdf(str(path))
+        settings = get_settings()
+        extraction = extract_pdf(path, timeout_s=settings.parse_timeout_s,
+                                 memory_mb=settings.parse_memory_mb)
+        if extraction.status == "failed":
+            raise BadInputError(f"cannot extract {path}: {extraction.reason}")
+        return [(p.number, p.text) for p in extraction.pages]
+    if not head:
+        raise BadInputError(f"empty file: {path}")
+    return [(1, path.read_text(encoding="utf-8", errors="replace"))]
+
+
+@app.command()
+@_guarded
+def stats(
+    file: Annotated[Path, typer.Argument(help="A PDF or a text file.")],
+    out: Annotated[Optional[Path], typer.Option(help="Write the JSON here instead of stdout.")] = None,
+) -> None:
+    """Statistics self-check: recompute p-values, percentages, sums and differences."""
+    from .stats import check_pages
+
+    result = check_pages(_pages_of(file))
+    _write(result.model_dump_json(indent=2), out)
+
+
+@app.command()
+@_guarded
+def refs(
+    file: Annotated[Path, typer.Argument(help="A PDF, or a text file with one printed reference per line.")],
+    candidates: Annotated[Optional[Path], typer.Option(help="JSON array of OpenAlex works to match against (offline, no search).")] = None,
+    format: Annotated[str, typer.Option("--format", help="json or text.")] = "json",
+    replay: Annotated[Optional[Path], typer.Option(help="Serve searches from this recording folder.")] = None,
+) -> None:
+    """Check a bibliography: link each printed reference to a registry record."""
+    from .match import link_references
+    from .match.candidates import candidate_from_openalex
+    from .match.output import format_refs_text, refs_output
+
+    if format not in ("json", "text"):
+        raise BadInputError(f"unknown format {format!r} (json or text)")
+    printed = _printed_references(file)
+    searcher, pool = None, []
+    if candidates is not None:
+        try:
+            works = json.loads(candidates.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise BadInputError(f"{candidates}: not JSON ({error.msg})") from None
+        if not isinstance(works, list) or not all(isinstance(w, dict) for w in works):
+            raise BadInputError(f"{candidates}: expected a JSON array of OpenAlex work objects")
+        pool = [candidate_from_openalex(w, source="candidates-file") for w in works]
+    else:
+        searcher = _live_searcher(replay)
+    result = link_references(printed, pool, searcher=searcher)
+    if format == "text":
+        _write(format_refs_text(result), None)
+    else:
+        _write(json.dumps(refs_output(result), indent=2, ensure_ascii=False), None)
+
+
+def _printed_references(file: Path) -> list[str]:
+    if not file.is_file():
+        raise BadInputError(f"no such file: {file}")
+    with file.open("rb") as handle:
+        head = handle.read(1024)
+    if b"%PDF-" in head:
+        from .config import get_settings
+        from .text import extract_pdf
+
+        settings = get_settings()
+        extraction = extract_pdf(file, timeout_s=settings.parse_timeout_s,
+                                 memory_mb=settings.parse_memory_mb)
+        if extraction.status == "failed":
+            raise BadInputError(f"cannot extract {file}: {extraction.reason}")
+        return [r.printed for r in extraction.references]
+    lines = [line.strip() for line in file.read_text(encoding="utf-8", errors="replace").splitlines()]
+    printed = [line for line in lines if line]
+    if not printed:
+        raise BadInputError(f"{file}: no references (one printed reference per line)")
+    return printed
+
+
+def _live_searcher(replay: Path | None):
+    from .config import get_settings
+    from .http import HttpClient
+    from .sources.crossref import CrossrefSource
+    from .sources.openalex import OpenAlexSource
+    from .sources.search import RegistrySearcher
+    from .store import Store
+
+    settings = get_settings()
+    http = HttpClient(settings, store=None if replay else Store(settings.db_path), replay_dir=replay)
+    return RegistrySearcher(CrossrefSource(http, settings), OpenAlexSource(http, settings))
+
+
+@app.command()
+@_guarded
+def batch(
+    source: Annotated[str, typer.Argument(help="A file with one DOI per line, or - for stdin.")],
+    out_dir: Annotated[Path, typer.Option(help="Folder for reports/, results.jsonl and summary.csv.")],
+    jobs: Annotated[int, typer.Option(help="Papers checked at once (they share one rate limiter per service).")] = 2,
+    replay: Annotated[Optional[Path], typer.Option(help="Serve every request from this recording folder.")] = None,
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Never call a model.")] = False,
+    max_cited_by: Annotated[Optional[int], typer.Option(help="Citing works listed per paper.")] = None,
+) -> None:
+    """Check a list of DOIs; resumable: re-run the same command to continue."""
+    from .batch import BatchRunner, open_input
+    from .config import get_settings
+    from .context import Options
+
+    if jobs < 1 or jobs > 64:
+        raise BadInputError("--jobs must be between 1 and 64")
+    if source != "-" and not Path(source).is_file():
+        raise BadInputError(f"no such file: {source}")
+    if replay is not None and not replay.is_dir():
+        raise BadInputError(f"replay folder not found: {replay}")
+    progress = _progress_printer()
+    runner = BatchRunner(out_dir, settings=get_settings(), jobs=jobs, replay=replay,
+                         options=Options(no_llm=no_llm, max_cited_by=max_cited_by), progress=progress)
+    result = runner.run(open_input(source))
+    typer.echo(f"{result.total} DOIs: {result.done} checked, {result.skipped} already done, "
+               f"{result.failed} failed, {result.invalid} invalid; see {out_dir / 'summary.csv'}", err=True)
+    if result.stopped:
+        _fail(f"batch stopped: {result.stopped}; re-run the same command to resume", 1)
+
+
+def _progress_printer():
+    """A one-line progress counter on stderr when it is a terminal; silent otherwise."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(result) -> None:
+        sys.stderr.write(f"\r{result.done + result.skipped + result.failed + result.invalid}/"
+                         f"{result.total} done ({result.failed} failed)")
+        sys.stderr.flush()
+    return show
+
+
+@app.command("report")
+@_guarded
+def report_command(
+    report_file: Annotated[Path, typer.Argument(help="A report JSON written by check.")],
+    format: Annotated[str, typer.Option("--format", help="html or text.")] = "html",
+    out: Annotated[Optional[Path], typer.Option(help="Write here instead of stdout.")] = None,
+) -> None:
+    """Render a saved report as HTML or text."""
+    from .report import Report
+
+    if format not in ("html", "text"):
+        raise BadInputError(f"unknown format {format!r} (html or text)")
+    if not report_file.is_file():
+        raise BadInputError(f"no such file: {report_file}")
+    try:
+        report = Report.model_validate_json(report_file.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise BadInputError(f"{report_file}: not a citecheck report ({str(error).splitlines()[0]})") from None
+    _write(render(report, format), out)
+
+
+@app.command()
+def widget(
+    out: Annotated[Optional[Path], typer.Option(help="Write the script here instead of stdout.")] = None,
+) -> None:
+    """Print the embeddable widget script (<citecheck-report src=...>)."""
+    from .widget import widget_script
+
+    _write(widget_script(), out)
+
+
+@app.command()
+@_guarded
+def verify(
+    report_file: Annotated[Path, typer.Argument(help="A report JSON written by check.")],
+    artifacts: Annotated[Path, typer.Option(help="Folder with the files the report read (<sha256>.pdf).")],
+) -> None:
+    """Re-check a report from its artifacts: hashes, quotes, counts. Exit 1 if any check fails."""
+    from .verify import verify_report
+
+    if not report_file.is_file():
+        raise BadInputError(f"no such file: {report_file}")
+    result = verify_report(report_file, artifacts)
+    checks = getattr(result, "checks", [])
+    for item in checks:
+        status = "pass" if getattr(item, "passed", getattr(item, "ok", False)) else "FAIL"
+        typer.echo(f"{status}  {getattr(item, 'name', '')}  {getattr(item, 'message', '')}")
+    if not all(getattr(i, "passed", getattr(i, "ok", False)) for i in checks):
+        raise typer.Exit(1)
+
+
+@app.command()
 def schema() -> None:
     """Print the report's JSON Schema."""
     from .report import report_json_schema

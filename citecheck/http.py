@@ -30,7 +30,14 @@ from .redaction import SECRET_PARAMS, redact, redact_url
 
 logger = logging.getLogger(__name__)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# Services that always answer JSON on success: a 2xx body that does not parse (an HTML
+# challenge page, a truncated or empty body) is classified here, retried, and never
+# cached, instead of surfacing later as a JSONDecodeError inside habanero/pyalex.
+JSON_SERVICES = frozenset({"crossref", "openalex", "unpaywall"})
 CACHEABLE_STATUSES = frozenset({200, 404})
+# The body is handed on decoded, so these would describe bytes nobody sees (and make
+# httpx decode it a second time).
+_DECODED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 @dataclass
@@ -242,7 +249,8 @@ class HttpClient:
                 body = _read_capped(raw, deadline, settings.max_json_bytes, service)
             finally:
                 raw.close()
-            response_headers = {k.lower(): v for k, v in raw.headers.items()}
+            response_headers = {k.lower(): v for k, v in raw.headers.items()
+                                if k.lower() not in _DECODED_HEADERS}
             if raw.status_code in (301, 302, 303, 307, 308) and "location" in response_headers:
                 target = requests.compat.urljoin(current, response_headers["location"])
                 if urlsplit(target).netloc != urlsplit(url).netloc or not target.startswith("https://") and url.startswith("https://"):
@@ -250,7 +258,10 @@ class HttpClient:
                                       reason="blocked_destination")
                 current = target
                 continue
-            return Response(raw.status_code, response_headers, body, current)
+            response = Response(raw.status_code, response_headers, body, current)
+            if service in JSON_SERVICES and 200 <= response.status < 300:
+                _require_json(response)
+            return response
         raise SourceError(f"{service}: too many redirects", reason="too_many_redirects")
 
 
@@ -262,7 +273,9 @@ def _read_capped(raw: requests.Response, deadline: float, cap: int, service: str
             if time.monotonic() > deadline:
                 raise SourceError(f"{service}: deadline exceeded while reading",
                                   reason="timeout", retryable=True)
-            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            # requests opens the stream with decode_content=False: decode here so the body is
+            # usable and the cap counts decoded bytes (gzip bombs).
+            chunk = stream.read1(65536, decode_content=True)
             if not chunk:
                 break
             size += len(chunk)
@@ -281,6 +294,14 @@ def _read_capped(raw: requests.Response, deadline: float, cap: int, service: str
         raise SourceError(f"{service}: bad response body ({type(error).__name__})",
                           reason="upstream_error", retryable=True) from None
     return b"".join(chunks)
+
+
+def _require_json(response: Response) -> None:
+    try:
+        response.json()
+    except SourceError as error:
+        error.retryable = True
+        raise
 
 
 def _is_soft_rate_limit(response: Response) -> bool:

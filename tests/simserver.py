@@ -7,6 +7,7 @@ its ordinary settings (``crossref_base_url`` / ``openalex_base_url`` = ``sim.url
   ``/works/doi:{doi}`` and ``/works?filter=openalex_id:…|…``, ``doi:…|…``, ``cites:W…`` (cursor
   paged). Bodies come from the recorded corpus (``../shared/corpus``, read in place) when a DOI
   is recorded there, otherwise from small generated JSON derived from the DOI.
+* Unpaywall ``/v2/{doi}`` (or ``/unpaywall/{doi}``): a generated closed-access record.
 * Faults, scripted per request (``sim.script(match, [fault, …])``, consumed in order) or mixed in
   at random with a seed (``sim.mix``): any status with any headers (429 with ``Retry-After`` in
   seconds, HTTP-date, huge or absent), 5xx, connection resets, hangs, 1-byte-per-interval
@@ -205,8 +206,7 @@ class SimRegistry:
 
     def start(self) -> None:
         handler = type("Handler", (_Handler,), {"sim": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -258,7 +258,17 @@ class SimRegistry:
     def answer(self, service: str, path: str, query: dict[str, str]) -> tuple[int, bytes, str]:
         if service == "crossref":
             return self._crossref(path, query)
+        if service == "unpaywall":
+            return self._unpaywall(path)
         return self._openalex(path, query)
+
+    def _unpaywall(self, path: str) -> tuple[int, bytes, str]:
+        """A closed-access record: no PDF host to visit, so runs stay on 127.0.0.1."""
+        doi = re.sub(r"^/(v2/)?", "", path).lower()
+        if doi in self.not_found:
+            return 404, _dump({"error": True, "message": "not found"}), "application/json"
+        return 200, _dump({"doi": doi, "is_oa": False, "oa_status": "closed",
+                           "best_oa_location": None, "oa_locations": []}), "application/json"
 
     def _crossref(self, path: str, query: dict) -> tuple[int, bytes, str]:
         if path.rstrip("/") == "/works":
@@ -367,14 +377,25 @@ def _corpus_index() -> dict[tuple[str, str], Path]:
 
 def route(path: str, query: dict) -> tuple[str, str]:
     """(service, path without a routing prefix)."""
-    for prefix in ("crossref", "openalex"):
+    for prefix in ("crossref", "openalex", "unpaywall"):
         if path.startswith(f"/{prefix}/") or path == f"/{prefix}":
             return prefix, path[len(prefix) + 1:] or "/"
+    if path.startswith("/v2/"):
+        return "unpaywall", path
     if re.match(r"^/works/10\.", path):
         return "crossref", path
     if path.rstrip("/") == "/works" and any(k.startswith("query") or k == "rows" for k in query):
         return "crossref", path
     return "openalex", path
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Resets and abandoned connections are the point here, not errors worth printing."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass
 
 
 class _Handler(BaseHTTPRequestHandler):

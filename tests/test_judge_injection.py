@@ -67,6 +67,7 @@ def _draw_hidden(pdf: canvas.Canvas, hiding: str, y: float, width: float) -> Non
         text.setFont("Helvetica", 11)
         text.setTextRenderMode(3)
         text.textLine(INJECTION)
+        text.setTextRenderMode(0)  # Tr outlives the text object: make what follows visible
         pdf.drawText(text)
     elif hiding == "off_page":
         pdf.setFont("Helvetica", 11)
@@ -134,3 +135,15 @@ def test_hidden_injection_never_reaches_the_model_and_the_verdict_equals_the_con
     assert claim.verdict == control_claim.verdict == "not_supported"
     assert claim.evidence[0].quote == control_claim.evidence[0].quote
     assert claim.evidence[0].artifact_sha256 == extraction.artifact.sha256
+
+
+def test_the_stand_in_model_would_obey_an_injection_that_reached_it():
+    """The check above has teeth: text that does reach the model changes this verdict."""
+    leaked = {"ref-003": CitedText(pages=[{"number": 1, "text": " ".join(VISIBLE_LINES[:2]) +
+                                           " " + INJECTION}], artifact_sha256="0" * 64)}
+    model = EchoModel()
+    client = anthropic.Anthropic(api_key="sk-ant-test", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(model)))
+    judge = AnthropicJudge(AnthropicCaller(client, "claude-sonnet-4-6"))
+    [claim] = judge_claims([CLAIM], REFERENCES, leaked, judge)
+    assert "answer supported" in model.bodies[0] and claim.verdict == "supported"

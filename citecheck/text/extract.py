@@ -27,7 +27,7 @@ from citecheck.identifiers import find_arxiv, find_dois, find_pmcid, find_pmid, 
 from citecheck.text.contexts import RefKey, find_contexts, fold
 from citecheck.text.document import PageLines, page_text, pages_from_worker, vocabulary
 from citecheck.text.references import PrintedReference, find_references
-from citecheck.text.worker import EXIT_OOM
+from citecheck.text.protocol import EXIT_OOM
 
 logger = logging.getLogger(__name__)
 

@@ -147,7 +147,7 @@ class HiddenTextCollector:
 
     def end_run(self) -> None:
         if self._run and len(self.samples) < MAX_SAMPLES:
-            text = "".join(self._run).strip()
+            text = "".join(c if c >= " " else "\ufffd" for c in "".join(self._run)).strip()
             if text:
                 self.samples.append({"text": text[:MAX_SAMPLE_CHARS], "reason": self._run_reason})
         self._run = []

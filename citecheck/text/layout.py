@@ -129,42 +129,46 @@ def _is_disordered(row: list[Char]) -> bool:
     return any(b.x0 < a.x0 - 1 for a, b in zip(row, row[1:], strict=False))
 
 
-def _find_gutter(rows: list[list[_Word]], width: float) -> float | None:
-    """The x of a vertical white strip separating two columns, or None for one column.
+def _find_gutters(rows: list[list[_Word]], width: float) -> list[float]:
+    """x positions of vertical white strips that separate text columns (none: one column).
 
-    The strip must lie in the middle of the page, be at least a few points wide, be crossed
-    by almost no words, and have text on both sides in a good share of the page's rows.
+    A strip lies between 15% and 85% of the page width, is at least 6 pt wide, is crossed
+    by almost no words, and every column it creates holds text in a fair share of rows.
     """
     if len(rows) < 6 or width <= 0:
-        return None
+        return []
     step = 2.0
     bins = [0] * (int(width / step) + 2)
     for row in rows:
         for word in row:
-            first = max(0, int(word.x0 / step))
-            last = min(len(bins) - 1, int(word.x1 / step))
-            for index in range(first, last + 1):
+            for index in range(max(0, int(word.x0 / step)), min(len(bins) - 1, int(word.x1 / step)) + 1):
                 bins[index] += 1
     allowed = max(1, int(0.03 * len(rows)))
-    low, high = int(0.3 * width / step), int(0.7 * width / step)
-    best_run: tuple[int, int] | None = None
+    low, high = int(0.15 * width / step), int(0.85 * width / step)
+    runs: list[tuple[int, int]] = []
     run_start: int | None = None
     for index in range(low, high + 2):
         open_bin = index <= high and bins[index] <= allowed
         if open_bin and run_start is None:
             run_start = index
         elif not open_bin and run_start is not None:
-            if best_run is None or index - run_start > best_run[1] - best_run[0]:
-                best_run = (run_start, index)
+            if (index - run_start) * step >= 6:
+                runs.append((run_start, index))
             run_start = None
-    if best_run is None or (best_run[1] - best_run[0]) * step < 6:
-        return None
-    gutter = (best_run[0] + best_run[1]) / 2 * step
-    left_rows = sum(1 for row in rows if any(w.x1 < gutter for w in row))
-    right_rows = sum(1 for row in rows if any(w.x0 > gutter for w in row))
-    if min(left_rows, right_rows) < max(4, 0.2 * len(rows)):
-        return None
-    return gutter
+    gutters = [(a + b) / 2 * step for a, b in runs]
+    # Drop the gutter whose thinnest neighbouring column is weakest until all are strong.
+    while gutters:
+        edges = [float("-inf"), *gutters, float("inf")]
+        counts = [
+            sum(1 for row in rows if any(lo < w.x0 and w.x1 < hi for w in row))
+            for lo, hi in zip(edges, edges[1:], strict=False)
+        ]
+        weakest = min(range(len(counts)), key=counts.__getitem__)
+        if counts[weakest] >= max(4, 0.2 * len(rows) / len(gutters)):
+            break
+        # Remove the gutter next to the weakest column (merging it with a neighbour).
+        gutters.pop(min(weakest, len(gutters) - 1))
+    return gutters
 
 
 def _make_line(words: list[_Word]) -> Line:
@@ -227,40 +231,37 @@ def build_lines(chars: list[Char], page_width: float) -> list[Line]:
     if not chars:
         return []
     rows = [_words(row) for row in _split_rows(chars)]
-    gutter = _find_gutter(rows, page_width)
-    if gutter is None:
+    gutters = _find_gutters(rows, page_width)
+    if not gutters:
         return [_make_line(words) for words in _merge_same_band(rows)]
-    # Split rows at the gutter; a row with a word across it is full width.
-    pieces: list[tuple[str, list[_Word]]] = []
+    edges = [float("-inf"), *gutters, float("inf")]
+    # Split rows at the gutters; a row with a word across a gutter is full width.
+    pieces: list[tuple[int, list[_Word]]] = []
     for words in rows:
-        if any(w.x0 < gutter < w.x1 for w in words):
-            pieces.append(("full", words))
+        if any(w.x0 < g < w.x1 for w in words for g in gutters):
+            pieces.append((-1, words))
             continue
-        left = [w for w in words if w.x1 <= gutter]
-        right = [w for w in words if w.x0 >= gutter]
-        if left:
-            pieces.append(("left", left))
-        if right:
-            pieces.append(("right", right))
-    return _order_columns(pieces)
+        for column, (low, high) in enumerate(zip(edges, edges[1:], strict=False)):
+            inside = [w for w in words if low <= w.x0 and w.x1 <= high]
+            if inside:
+                pieces.append((column, inside))
+    return _order_columns(pieces, len(gutters) + 1)
 
 
-def _order_columns(pieces: list[tuple[str, list[_Word]]]) -> list[Line]:
-    """Left column, then right column, block by block between full-width lines."""
+def _order_columns(pieces: list[tuple[int, list[_Word]]], columns: int) -> list[Line]:
+    """Column by column, left to right, block by block between full-width lines."""
 
     def top_of(words: list[_Word]) -> float:
         return min(c.top for w in words for c in w.chars)
 
-    full = sorted((top_of(ws), ws) for kind, ws in pieces if kind == "full")
-    # A full-width row inside a column's vertical span (e.g. a line whose words happen to
-    # cross the gutter) must not cut the columns; only rows outside both columns' text do.
-    side = [(kind, ws) for kind, ws in pieces if kind != "full"]
+    full = sorted(((top_of(ws), ws) for column, ws in pieces if column < 0), key=lambda item: item[0])
+    side = [(column, ws) for column, ws in pieces if column >= 0]
     lines: list[Line] = []
     previous = float("-inf")
     for boundary, words in [*full, (float("inf"), [])]:
-        block = [(k, ws) for k, ws in side if previous <= top_of(ws) < boundary]
-        for column in ("left", "right"):
-            rows = [ws for k, ws in block if k == column]
+        block = [(c, ws) for c, ws in side if previous <= top_of(ws) < boundary]
+        for column in range(columns):
+            rows = [ws for c, ws in block if c == column]
             lines.extend(_make_line(ws) for ws in _merge_same_band(rows))
         if words:
             lines.append(_make_line(words))

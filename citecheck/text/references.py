@@ -100,6 +100,34 @@ def _section_lines(pages: list[PageLines]) -> list[_Located]:
         if section and len(text) <= 60 and _END_HEADING.match(text) and not text.endswith("."):
             break
         section.append(item)
+    return _cut_at_size_change(section)
+
+
+def _cut_at_size_change(section: list[_Located]) -> list[_Located]:
+    """End the section where three lines in a row leave the list's font size.
+
+    Back matter without a recognisable heading (order forms, series lists, author notes)
+    is usually set in another size than the reference list.
+    """
+    if len(section) < 6:
+        return section
+    body = statistics.median(item.line.size for item in section[:8])
+    lefts: set[float] = set()
+    foreign = 0
+    for index, item in enumerate(section):
+        if index and item.page != section[index - 1].page and lefts:
+            following = [i.line for i in section[index : index + 6] if i.page == item.page]
+            size = statistics.median(line.size for line in following)
+            new_left = min(line.x0 for line in following)
+            if abs(size - body) > 0.05 * body and all(abs(new_left - x) > 5 for x in lefts):
+                return section[:index]
+        lefts.add(round(item.line.x0))
+        if body and abs(item.line.size - body) > 0.15 * body:
+            foreign += 1
+            if foreign == 3 and index >= 3:
+                return section[: index - 2]
+        else:
+            foreign = 0
     return section
 
 

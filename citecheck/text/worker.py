@@ -23,10 +23,10 @@ from typing import Any
 
 from citecheck.text.hidden import HiddenTextCollector, PageBackground
 from citecheck.text.layout import Char, build_lines
+from citecheck.text.protocol import EXIT_OOM
 
 logger = logging.getLogger(__name__)
 
-EXIT_OOM = 3
 _ROTATION_TOLERANCE = 0.05
 
 
@@ -35,6 +35,22 @@ def _limit_memory(memory_mb: int) -> None:
 
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _repair_code_point(char: str) -> str:
+    """Map Adobe's private-use small-cap/old-style code points back to ASCII; flag garbage.
+
+    Fonts without a usable ToUnicode map yield control characters or private-use code
+    points; those become U+FFFD and count towards ``unmapped_glyphs``.
+    """
+    if char in "\x02\ufffe":
+        return "-"  # pdfium's mark for a hyphen that ends a line
+    code = ord(char)
+    if 0xF721 <= code <= 0xF77E:
+        return chr(code - 0xF700)
+    if code < 0x20 or 0xE000 <= code <= 0xF8FF:
+        return "\ufffd"
+    return char
 
 
 def _object_facts(raw_object: Any, pdfium_raw: Any) -> tuple[int, tuple[int, int, int, int], bool]:
@@ -76,7 +92,7 @@ def read_page(page: Any, number: int, pdfium_raw: Any) -> dict[str, Any]:
             if char in " \t\xa0":
                 space_pending = True
                 continue
-            if char in "\r\n\x00" or char == "\x02":
+            if char in "\r\n\x00":
                 continue
             raw_object = pdfium_raw.FPDFText_GetTextObject(raw, index)
             key = ctypes.cast(raw_object, ctypes.c_void_p).value or 0
@@ -89,14 +105,15 @@ def read_page(page: Any, number: int, pdfium_raw: Any) -> dict[str, Any]:
             x0, x1 = rect.left - left, rect.right - left
             y_top, y_bottom = top - rect.top, top - rect.bottom
             glyphs += 1
-            if char == "\ufffd" or pdfium_raw.FPDFText_HasUnicodeMapError(raw, index) == 1:
-                unmapped += 1
             reason = hidden.classify(x0, y_top, x1, y_bottom, mode, color, background)
             if reason:
                 hidden.add(Char(char, x0, y_top, x1, y_bottom, space_pending), reason)
                 space_pending = False
                 continue
             hidden.end_run()
+            char = _repair_code_point(char)
+            if char == "\ufffd":
+                unmapped += 1
             if rotated:
                 rotated_text.append((" " if space_pending else "") + char)
                 space_pending = False
