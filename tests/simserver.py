@@ -29,6 +29,7 @@ import re
 import socket
 import struct
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from email.utils import formatdate
@@ -68,8 +69,6 @@ def too_many(retry_after: str | float | None = None, *, html: bool = False,
 
 
 def http_date(seconds_from_now: float) -> str:
-    import time
-
     return formatdate(time.time() + seconds_from_now, usegmt=True)
 
 
@@ -175,6 +174,7 @@ class SeenRequest:
     headers: dict[str, str]
     service: str
     raw_path: str
+    at: float  # time.monotonic() when it arrived
 
 
 class SimRegistry:
@@ -189,6 +189,8 @@ class SimRegistry:
         self.agencies: dict[str, str] = {}
         self.mix: FaultMix | None = None
         self.requests: list[SeenRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._rules: list[Rule] = []
         self._lock = threading.Lock()
         self.stopping = threading.Event()
@@ -243,6 +245,15 @@ class SimRegistry:
     def log(self, request: SeenRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def count(self, *, service: str | None = None, contains: str | None = None) -> int:
         with self._lock:
@@ -406,13 +417,20 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        self.sim.enter()
+        try:
+            self._answer()
+        finally:
+            self.sim.leave()
+
+    def _answer(self) -> None:
         parts = urlsplit(self.path)
         query_list = parse_qsl(parts.query, keep_blank_values=True)
         query = dict(query_list)
         path = unquote(parts.path)
         service, inner = route(path, query)
         self.sim.log(SeenRequest("GET", inner, query_list, dict(self.headers.items()), service,
-                                 self.path))
+                                 self.path, time.monotonic()))
         fault = self.sim.next_fault(self.path)
         if self.sim.latency_s:
             self.sim.stopping.wait(self.sim.latency_s)

@@ -9,7 +9,9 @@ test name; and the glyph substitutions of some journals' fonts: ``b`` for ``<``,
 ``p`` for ``=``, ``!`` for ``<`` and ``¼`` for ``=`` (statcheck rewrites these in the whole text; here they are
 accepted only inside the result grammar and noted on the item).
 
-Additions over statcheck: plural forms (``ts(38)``, ``Fs(1, 248)``, ``ps > .28``), ``p`` written
+Additions over statcheck: degrees of freedom set as subscripts, which lose their parentheses in
+extracted text (``F 2,25 = 7.90, P = 0.002``, ``t 7 = 5.52``; a subscript t needs df >= 3 so that
+time points such as ``t1``/``t2`` are not read as tests), plural forms (``ts(38)``, ``Fs(1, 248)``, ``ps > .28``), ``p`` written
 ``P``, up to two "label = number" clauses between the statistic and its p
 (``F(2, 70) = 4.48, MSE = 6.61, p < .02``), and ``p < . 001``.
 """
@@ -46,6 +48,8 @@ _RESULT = re.compile(
       | Q{_Q_SUFFIX}\s?\(\s?(?P<df_q>\d+)\s?\)
       | {_CHI_NAME}\s?\(\s?(?P<df_chi>\d+)\s?(?:,\s?N\s?(?:=|p)\s?\d[\d,]*\s?)?\)
       | (?P<z>[zZ])s?
+      | F\s?(?P<df1_fsub>\d+)\s?,\s?(?P<df2_fsub>{_DF})(?=\s?[=<>])   # subscript dfs: F 2,25 = 7.90
+      | t\s?(?P<df_tsub>[3-9]|[1-9]\d+(?:\.\d+)?)(?=\s?[=<>])        # t 7 = 5.52 (not t1, t2: times)
     )
     {_SPACE_OR_JUNK}(?P<tcomp>{_COMP})
     (?P<gap>[^\w.,;:()\[\]=<>]{{0,6}})
@@ -124,6 +128,10 @@ def _statistic_and_df(match: re.Match[str]) -> tuple[str, float | None, float | 
         return "chi2", float(match.group("df_chi")), None
     if match.group("z"):
         return "z", None, None
+    if match.group("df2_fsub"):
+        return "F", float(match.group("df1_fsub")), float(match.group("df2_fsub"))
+    if match.group("df_tsub"):
+        return "t", None, float(match.group("df_tsub"))
     return None
 
 
@@ -158,6 +166,8 @@ def _parse(match: re.Match[str]) -> ParsedTest | None:
     if not _plausible(statistic, df1, df2, value, p_value):
         logger.debug("implausible test result skipped: %r", match.group(0))
         return None
+    if match.group("df2_fsub") or match.group("df_tsub"):
+        notes.append("degrees of freedom read from a subscript")
     if match.group("test").startswith("B") and statistic != "chi2":
         notes.append("leading 'B' read as a lost quotation mark")
     return ParsedTest(

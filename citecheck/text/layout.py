@@ -226,12 +226,34 @@ def _merge_same_band(lines: list[list[_Word]]) -> list[list[_Word]]:
     return merged
 
 
-def build_lines(chars: list[Char], page_width: float) -> list[Line]:
-    """Lines of one page in reading order (see the module docstring)."""
-    if not chars:
-        return []
-    rows = [_words(row) for row in _split_rows(chars)]
-    gutters = _find_gutters(rows, page_width)
+def _row_band(words: list[_Word]) -> tuple[float, float]:
+    chars = [c for w in words for c in w.chars]
+    heights = sorted(c.height for c in chars)
+    size = heights[len(heights) // 2]
+    body = [c for c in chars if c.height >= 0.85 * size] or chars
+    return min(c.top for c in body), max(c.bottom for c in body)
+
+
+def _segments(rows: list[list[_Word]]) -> list[list[list[_Word]]]:
+    """Cut the page at horizontal white bands crossing it entirely (an XY-cut's Y step).
+
+    A page can change its number of columns halfway (two-column text above a three-column
+    reference list); each segment then finds its own gutters.
+    """
+    bands = sorted((_row_band(words), index) for index, words in enumerate(rows))
+    heights = sorted(bottom - top for (top, bottom), _ in bands)
+    line_height = heights[len(heights) // 2] if heights else 0.0
+    segments: list[list[list[_Word]]] = []
+    reach = float("-inf")
+    for (top, bottom), index in bands:
+        if not segments or top > reach + 0.8 * line_height:
+            segments.append([])
+        segments[-1].append(rows[index])
+        reach = max(reach, bottom)
+    return segments
+
+
+def _split_at_gutters(rows: list[list[_Word]], gutters: list[float]) -> list[Line]:
     if not gutters:
         return [_make_line(words) for words in _merge_same_band(rows)]
     edges = [float("-inf"), *gutters, float("inf")]
@@ -246,6 +268,38 @@ def build_lines(chars: list[Char], page_width: float) -> list[Line]:
             if inside:
                 pieces.append((column, inside))
     return _order_columns(pieces, len(gutters) + 1)
+
+
+def build_lines(chars: list[Char], page_width: float) -> list[Line]:
+    """Lines of one page in reading order (see the module docstring)."""
+    if not chars:
+        return []
+    rows = [_words(row) for row in _split_rows(chars)]
+    page_gutters = _find_gutters(rows, page_width)
+    segments = _segments(rows)
+    if len(segments) == 1:
+        return _split_at_gutters(rows, page_gutters)
+    # Merge neighbouring segments with the same column structure, so that a white band
+    # that happens to cross both columns does not reorder them. Small segments carry no
+    # evidence of their own and join their neighbour.
+    groups: list[tuple[list[list[_Word]], list[float] | None]] = []
+    for segment in segments:
+        gutters = _find_gutters(segment, page_width) if len(segment) >= 6 else None
+        if groups and (gutters is None or groups[-1][1] is None or _same_columns(groups[-1][1], gutters)):
+            merged = groups[-1][0] + segment
+            groups[-1] = (merged, groups[-1][1] if gutters is None else gutters)
+        else:
+            groups.append((segment, gutters))
+    lines: list[Line] = []
+    for group, gutters in groups:
+        if gutters is None or len(groups) == 1:
+            gutters = _find_gutters(group, page_width) or page_gutters
+        lines.extend(_split_at_gutters(group, gutters))
+    return lines
+
+
+def _same_columns(first: list[float], second: list[float]) -> bool:
+    return len(first) == len(second) and all(abs(a - b) < 15 for a, b in zip(first, second, strict=True))
 
 
 def _order_columns(pieces: list[tuple[int, list[_Word]]], columns: int) -> list[Line]:
