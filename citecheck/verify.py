@@ -9,7 +9,9 @@
 - **evidence**: every claim's evidence quote must appear verbatim in its artifact's text on the
   page it names, after the whitespace/ligature normalisation used when the quote was accepted
   (``citecheck.text.normalize.normalize_text``). PDF text is extracted here with pdfplumber
-  directly, not with citecheck's extraction pipeline.
+  directly, not with citecheck's extraction pipeline: first in pdfplumber's layout order, then,
+  if the quote is not found, in the content stream's order (``use_text_flow``), which keeps
+  the columns of a multi-column page apart.
 - **counts**: ``references.counts`` against the items' statuses and flags, the printed total,
   ``cited_by.listed`` against its items and their descending order, claim references to items.
 
@@ -79,16 +81,16 @@ def verify_report(report_path: Path | str, artifacts_dir: Path | str) -> VerifyR
     report = load_report(report_path)
     if not artifacts_dir.is_dir():
         raise BadInputError(f"artifacts folder not found: {artifacts_dir}")
-    files = ArtifactFiles(artifacts_dir)
-    checks = [check_artifact(a, files) for a in report.artifacts]
-    verified = {a.sha256.lower(): a for a, c in zip(report.artifacts, checks) if c.passed}
-    checks += [check_page_count(a, files) for a in verified.values()
-               if a.kind == "pdf" and a.pages is not None]
-    normalize = quote_normalizer()
-    for claim in report.claims.outgoing + report.claims.incoming:
-        for number, evidence in enumerate(claim.evidence, start=1):
-            checks.append(check_evidence(f"evidence[{claim.id}#{number}]", evidence, files,
-                                         verified, normalize))
+    with ArtifactFiles(artifacts_dir) as files:
+        checks = [check_artifact(a, files) for a in report.artifacts]
+        verified = {a.sha256.lower(): a for a, c in zip(report.artifacts, checks) if c.passed}
+        checks += [check_page_count(a, files) for a in verified.values()
+                   if a.kind == "pdf" and a.pages is not None]
+        normalize = quote_normalizer()
+        for claim in report.claims.outgoing + report.claims.incoming:
+            for number, evidence in enumerate(claim.evidence, start=1):
+                checks.append(check_evidence(f"evidence[{claim.id}#{number}]", evidence, files,
+                                             verified, normalize))
     checks += count_checks(report)
     return VerifyResult(report=str(report_path), artifacts_dir=str(artifacts_dir), checks=checks)
 
@@ -104,7 +106,10 @@ def load_report(path: Path) -> Report:
 
 
 class ArtifactFiles:
-    """The files of an artifacts folder, found by SHA-256 name; hashes and texts cached."""
+    """The files of an artifacts folder, found by SHA-256 name; open PDFs and page texts cached.
+
+    A context manager: the PDFs opened while checking are closed on exit.
+    """
 
     def __init__(self, folder: Path):
         self.by_sha: dict[str, Path] = {}
@@ -112,19 +117,38 @@ class ArtifactFiles:
             stem = path.name.split(".", 1)[0].lower()
             if path.is_file() and _SHA256.match(stem):
                 self.by_sha.setdefault(stem, path)
-        self._texts: dict[str, list[str]] = {}
+        self._pdfs: dict[str, object] = {}
+        self._texts: dict[tuple[str, int, bool], str] = {}
+
+    def __enter__(self) -> ArtifactFiles:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for pdf in self._pdfs.values():
+            pdf.close()
+        self._pdfs.clear()
 
     def path(self, sha256: str) -> Path | None:
         return self.by_sha.get(sha256.lower())
 
-    def pdf_pages(self, sha256: str) -> list[str]:
-        """Text of each page (index 0 is page 1); raises on an unreadable PDF."""
-        if sha256 not in self._texts:
+    def _pdf(self, sha256: str):
+        if sha256 not in self._pdfs:
             import pdfplumber
 
-            with pdfplumber.open(self.by_sha[sha256]) as pdf:
-                self._texts[sha256] = [page.extract_text() or "" for page in pdf.pages]
-        return self._texts[sha256]
+            self._pdfs[sha256] = pdfplumber.open(self.by_sha[sha256])
+        return self._pdfs[sha256]
+
+    def page_count(self, sha256: str) -> int:
+        """Pages of a PDF artifact; raises on an unreadable PDF."""
+        return len(self._pdf(sha256).pages)
+
+    def page_text(self, sha256: str, number: int, *, text_flow: bool = False) -> str:
+        """Text of page ``number`` (1-based), in layout or content-stream order."""
+        key = (sha256, number, text_flow)
+        if key not in self._texts:
+            page = self._pdf(sha256).pages[number - 1]
+            self._texts[key] = page.extract_text(use_text_flow=text_flow) or ""
+        return self._texts[key]
 
 
 def sha256_file(path: Path) -> tuple[str, int]:
@@ -156,7 +180,7 @@ def check_page_count(artifact: Artifact, files: ArtifactFiles) -> VerifyCheck:
     """The PDF's page count against the report's (for an artifact whose hash matched)."""
     name = f"artifact_pages[{artifact.sha256}]"
     try:
-        pages = len(files.pdf_pages(artifact.sha256.lower()))
+        pages = files.page_count(artifact.sha256.lower())
     except Exception as error:  # pdfminer raises many unrelated types on a broken file
         return VerifyCheck(name=name, passed=False, reason="unreadable_pdf",
                            message=f"pdfplumber could not read it: {error.__class__.__name__}")
@@ -190,18 +214,22 @@ def check_evidence(name: str, evidence: Evidence, files: ArtifactFiles,
                            message=f"artifact {sha} is not in the report or failed its hash check")
     path, is_json = files.path(sha), verified[sha].kind == "json"
     try:
-        pages = [json_text(path)] if is_json else files.pdf_pages(sha)
+        if is_json:
+            where, renderings = "the whole artifact", [lambda: json_text(path)]
+        else:
+            count = files.page_count(sha)
+            numbers = [evidence.page] if evidence.page is not None else range(1, count + 1)
+            if not all(1 <= n <= count for n in numbers):
+                return VerifyCheck(name=name, passed=False, reason="page_out_of_range",
+                                   message=f"page {evidence.page} of a {count}-page artifact")
+            where = f"page {evidence.page}" if evidence.page is not None else "any page"
+            renderings = [lambda flow=flow: "\n".join(files.page_text(sha, n, text_flow=flow)
+                                                       for n in numbers) for flow in (False, True)]
+        how = next(filter(None, (quote_match(evidence.quote, render(), normalize)
+                                 for render in renderings)), None)
     except Exception as error:  # a broken PDF or JSON file: the quote cannot be found
         return VerifyCheck(name=name, passed=False, reason="unreadable_artifact",
                            message=f"{path.name} could not be read: {error.__class__.__name__}")
-    if evidence.page is None or is_json:
-        where, text = "the whole artifact", "\n".join(pages)
-    elif 1 <= evidence.page <= len(pages):
-        where, text = f"page {evidence.page}", pages[evidence.page - 1]
-    else:
-        return VerifyCheck(name=name, passed=False, reason="page_out_of_range",
-                           message=f"page {evidence.page} of a {len(pages)}-page artifact")
-    how = quote_match(evidence.quote, text, normalize)
     if how is None:
         return VerifyCheck(name=name, passed=False, reason="quote_not_found",
                            message=f"quote not found on {where}: {evidence.quote[:80]!r}")

@@ -412,6 +412,7 @@ class _QuietServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     sim: SimRegistry
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes
 
     def log_message(self, format, *args):  # quiet: tests read sim.requests instead
         pass

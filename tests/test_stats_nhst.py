@@ -134,3 +134,16 @@ def test_mentions_one_tailed_uses_statcheck_phrases():
 def test_check_text_quotes_the_original_characters():
     result = check_text("We found t(37) = \u22124.93, p < .001 overall.")
     assert result.items[0].text == "t(37) = \u22124.93, p < .001"
+
+
+def test_check_test_notes_a_truncated_p_but_still_flags_it():
+    verdict = check_test(_one("Z = -1.963; P = 0.049"), one_tailed_in_text=False)
+    assert not verdict.consistent and not verdict.decision_error
+    assert "truncated" in (verdict.note or "")
+
+
+def test_find_tests_reads_subscript_degrees_of_freedom():
+    test = _one("(F 2,25 = 7.90,\nP = 0.002)")
+    assert (test.statistic, test.df1, test.df2) == ("F", 2, 25)
+    assert _one("t 7 =5.52,P<0.001").df2 == 7
+    assert list(find_tests(normalise("at t1 = 2.5, p = .03"))) == []

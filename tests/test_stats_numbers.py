@@ -35,6 +35,8 @@ def test_normalise_keeps_length():
         ("33% (7 of 21)", "33%", True),
         ("66% (2/3)", "66%", True),  # truncated, not rounded: not flagged
         ("40% (2/3)", "40%", False),
+        ("Of the 125 children, 110 (88.0%) agreed", "88.0%", True),
+        ("Of 125 children, 100 (88.0%) agreed", "88.0%", False),
     ],
 )
 def test_find_percentages_recomputes_n_of_base(text, reported, consistent):

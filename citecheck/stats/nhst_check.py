@@ -23,7 +23,8 @@ with ``OneTailedTxt = TRUE`` (off by default); here it is always on, because a f
 inconsistency in a real paper must be real. For a statistic printed with ``<`` or ``>``
 (``Fs(1, 248) < 1.16, ps > .28``) the bound is taken at the lenient end of the rounding interval
 (statcheck takes the strict end). When the text does not mention one-tailed testing
-but the result would be consistent as one, the item stays inconsistent and says so in ``note``.
+but the result would be consistent as one, the item stays inconsistent and says so in ``note``;
+likewise when the printed p is the recomputed p truncated instead of rounded.
 """
 from __future__ import annotations
 
@@ -159,6 +160,16 @@ def _classify(test: ParsedTest, two_tailed: bool) -> tuple[float, float, float, 
     return computed, p_low, p_high, error, decision_error
 
 
+def _truncation_explains(test: ParsedTest, p_low: float, p_high: float) -> bool:
+    """Whether ``p = x`` is p cut (not rounded) to x's decimals; statcheck still flags it."""
+    if test.p_comparison != "=" or test.p_value is None or test.test_comparison != "=":
+        return False
+    scale = 10 ** test.p_value.decimals
+    low = math.floor(p_low * scale + EPSILON) / scale
+    high = math.floor(p_high * scale + EPSILON) / scale
+    return low - EPSILON <= test.p_value.value <= high + EPSILON
+
+
 def check_test(test: ParsedTest, one_tailed_in_text: bool) -> TestVerdict:
     """Recompute p for ``test`` and say whether the printed p can arise from it."""
     computed, p_low, p_high, error, decision_error = _classify(test, two_tailed=True)
@@ -173,6 +184,8 @@ def check_test(test: ParsedTest, one_tailed_in_text: bool) -> TestVerdict:
                 note = "consistent as a one-tailed test; the text mentions one-tailed testing"
             else:
                 note = "would be consistent as a one-tailed test, which the text does not mention"
+    if error and note is None and _truncation_explains(test, p_low, p_high):
+        note = "the printed p matches if p was truncated rather than rounded"
     return TestVerdict(
         p_recomputed=computed,
         p_low=p_low,

@@ -1,4 +1,5 @@
-"""Percentages printed with their counts: "n/N (x%)", "n of N (x%)", "x% (n of N)".
+"""Percentages printed with their counts: "n/N (x%)", "n of N (x%)", "x% (n of N)", and
+"Of (the) N noun, n (x%)".
 
 The count and the base must be whole numbers and the count may not exceed the base. The printed
 percentage is consistent when 100·n/N rounds to it at its printed decimals, or truncates to it
@@ -30,6 +31,11 @@ _PATTERNS = (
     re.compile(
         rf"(?<![\d.,])(?P<n>{_COUNT})\s(?:out\s)?of\s(?:the\s|all\s)?(?P<base>{_COUNT})(?![\d.,])"
         rf"(?:\s[A-Za-z-]+){{0,3}}?\s?\(\s?(?P<pct>{_PCT}){_PCT_CLOSE}"
+    ),
+    # Of (the) N noun, n (x%) ...
+    re.compile(
+        rf"\b[Oo]f\s(?:the\s|these\s|those\s|all\s)?(?P<base>{_COUNT})(?![\d.,])(?:\s[A-Za-z-]+){{0,3}},"
+        rf"\s(?P<n>{_COUNT})\s?\(\s?(?P<pct>{_PCT}){_PCT_CLOSE}"
     ),
     # x% (n of N), x% (n/N), x% (n out of N)
     re.compile(

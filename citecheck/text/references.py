@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["PrintedReference", "ReferenceSection", "find_references"]
 
 _HEADING = re.compile(
-    r"^(?:[\dIVX]+\.?\s*)?(?:\d+\s+)?(?:"
+    r"^(?:[\dIVX]+\.?\s*)?(?:\d+\s+)?(?:(?:selected|cited|bibliographical|literature|list of)\s+)?(?:"
     r"references?(?: and notes| cited| list)?|notes and references|bibliography|"
     r"literature(?: cited)?|works cited|cited literature|literaturverzeichnis|literatur|"
     r"références(?: bibliographiques)?|bibliographie|referencias(?: bibliográficas)?|"
@@ -56,6 +56,7 @@ _AUTHOR_START = re.compile(
     r"^(?:[A-Z\u00C0-\u024F][\w\u00C0-\u024F'’\-]*(?:\s(?:van|von|de|der|den|la|le|du|da|di|dos))?"
     r"(?:[,\s]|$)|[a-z]{1,3}\s[A-Z]|[A-Z]\.|_{2,}|-{2,}|—|\(|“|\")"
 )
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
 _ENTRY_END = re.compile(r"([.)\]]|\d|https?://\S+|doi\S+|[A-Za-z]{2,})\s*$")
 
 
@@ -85,7 +86,7 @@ class _Located:
 
 def _section_lines(pages: list[PageLines]) -> list[_Located]:
     """Lines after the last reference heading, up to the next unrelated heading."""
-    located = [_Located(p.number, line, p.width) for p in pages for line in p.lines]
+    located = [_Located(p.number, line, p.width) for p in pages for line in p.lines if line.size > 0]
     start = None
     for index in range(len(located) - 1, -1, -1):
         text = located[index].line.text.strip()
@@ -137,8 +138,15 @@ def _trailing_numbered_block(located: list[_Located]) -> list[_Located]:
         pattern = _LABELS[style]
         ones = [i for i, item in enumerate(located) if (m := pattern.match(item.line.text)) and m.group(1) == "1"]
         for first in reversed(ones):
+            if first < 0.5 * len(located):
+                break
             labels = _sequence(located[first:], pattern)
-            if len(labels) >= 5:
+            with_year = sum(
+                1
+                for index in labels
+                if _YEAR.search(" ".join(item.line.text for item in located[first + index : first + index + 3]))
+            )
+            if len(labels) >= 5 and with_year >= 0.7 * len(labels):
                 return located[first:]
     return []
 
@@ -207,18 +215,36 @@ def _column_lefts(lines: list[_Located]) -> list[float]:
 
 
 def _indent_starts(lines: list[_Located]) -> set[int] | None:
-    """Entry starts from hanging or first-line indentation, or None if there is none."""
+    """Entry starts from hanging or first-line indentation, or None if there is none.
+
+    Both readings are scored on what entry starts look like (an author-like first word,
+    a previous line that ended the entry) and the better one wins.
+    """
     lefts = _column_lefts(lines)
     flush = [abs(item.line.x0 - left) < 2.5 for item, left in zip(lines, lefts, strict=True)]
     indented = len(flush) - sum(flush)
     if indented < 0.15 * len(lines) or sum(flush) < 2:
         return None
-    if sum(flush) <= indented * 1.6:
-        return {i for i, is_flush in enumerate(flush) if is_flush}
-    # First-line indent: an indented line followed by flush continuation lines.
-    starts = {i for i, is_flush in enumerate(flush) if not is_flush}
-    starts.add(0)
-    return starts
+    hanging = {i for i, is_flush in enumerate(flush) if is_flush}
+    first_line = {i for i, is_flush in enumerate(flush) if not is_flush} | {0}
+    return max((hanging, first_line), key=lambda starts: _start_score(lines, starts))
+
+
+def _start_score(lines: list[_Located], starts: set[int]) -> float:
+    """How much a set of entry starts looks like one: author-like starts, ended entries."""
+    if not starts:
+        return 0.0
+    right = statistics.median(item.line.x1 for item in lines)
+    score = 0.0
+    for index in starts:
+        text = lines[index].line.text
+        score += 1.0 if _AUTHOR_START.match(text) else -1.0
+        if index:
+            previous = lines[index - 1].line
+            score += 0.5 if previous.x1 < right - 30 or previous.text.rstrip().endswith(".") else -0.5
+    continuation = [i for i in range(len(lines)) if i not in starts]
+    score += sum(0.5 for i in continuation if lines[i].line.text[:1].islower())
+    return score / len(lines)
 
 
 def _gap_starts(lines: list[_Located]) -> set[int] | None:
