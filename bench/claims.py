@@ -21,6 +21,7 @@ Label mapping (gold → ours):
 Anchors (3-class, test split): the corpus authors' best model 0.59 micro / 0.52 macro F1;
 GPT-4 0.65 / 0.45.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,15 +50,26 @@ from citecheck.judge import (  # noqa: E402
 )
 from citecheck.judge.retrieval import PassageIndex  # noqa: E402
 
-CORPUS = (REPO.parent / "shared" / "corpus" / "D-citation-support" / "citation-integrity"
-          / "data" / "Citation-Integrity")
+CORPUS = (
+    REPO.parent
+    / "shared"
+    / "corpus"
+    / "D-citation-support"
+    / "citation-integrity"
+    / "data"
+    / "Citation-Integrity"
+)
 PAPERS = REPO.parent / "shared" / "corpus" / "B-pdfs-with-gold-references"
 FIXTURES = REPO / "fixtures" / "llm" / "citation-integrity"
 CLASSES = ("accurate", "not_accurate", "no_evidence")
 GOLD = {"ACCURATE": "accurate", "NOT_ACCURATE": "not_accurate"}
-OURS = {"supported": "accurate", "partially_supported": "not_accurate",
-        "not_supported": "not_accurate", "contradicted": "not_accurate",
-        "not_checkable": "no_evidence"}
+OURS = {
+    "supported": "accurate",
+    "partially_supported": "not_accurate",
+    "not_supported": "not_accurate",
+    "contradicted": "not_accurate",
+    "not_checkable": "no_evidence",
+}
 # USD per million tokens (input, output), list prices; cache writes cost 1.25x input and
 # cache reads 0.1x input. Override with --price-in/--price-out for another model.
 PRICES = {"claude-sonnet-4-5": (3.0, 15.0), "claude-sonnet-4-6": (3.0, 15.0)}
@@ -107,10 +119,12 @@ def judge_request(claim: BenchClaim) -> JudgeRequest:
     """
     order = list(range(len(claim.sentences)))
     random.Random(claim.id).shuffle(order)
-    passages = [Passage(id=f"p{n + 1}", page=None, text=claim.sentences[i])
-                for n, i in enumerate(order)]
-    return JudgeRequest(claim=mark(claim.text), citing_context=mark(claim.text), reference="",
-                        passages=passages)
+    passages = [
+        Passage(id=f"p{n + 1}", page=None, text=claim.sentences[i]) for n, i in enumerate(order)
+    ]
+    return JudgeRequest(
+        claim=mark(claim.text), citing_context=mark(claim.text), reference="", passages=passages
+    )
 
 
 def retrieval_figures(claims: list[BenchClaim]) -> dict[str, float]:
@@ -151,8 +165,7 @@ def classification_figures(pairs: list[tuple[str, str]]) -> dict[str, object]:
         precision = tp / predicted if predicted else 0.0
         recall = tp / actual if actual else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        per_class[label] = {"precision": precision, "recall": recall, "f1": f1,
-                            "support": actual}
+        per_class[label] = {"precision": precision, "recall": recall, "f1": f1, "support": actual}
     present = [c for c in CLASSES if per_class[c]["support"]]
     return {
         "n": len(pairs),
@@ -176,17 +189,22 @@ def measure_claims_per_paper() -> float | None:
     return statistics.fmean(counts) if counts else None
 
 
-def cost_per_claim(outcomes: list[JudgeOutcome], model: str, price_in: float | None,
-                   price_out: float | None) -> float | None:
+def cost_per_claim(
+    outcomes: list[JudgeOutcome], model: str, price_in: float | None, price_out: float | None
+) -> float | None:
     prices = PRICES.get(model)
     if price_in is not None and price_out is not None:
         prices = (price_in, price_out)
     if prices is None or not outcomes:
         return None
     per_token_in, per_token_out = prices[0] / 1e6, prices[1] / 1e6
-    total = sum(o.input_tokens * per_token_in + o.output_tokens * per_token_out
-                + o.cache_creation_input_tokens * per_token_in * 1.25
-                + o.cache_read_input_tokens * per_token_in * 0.1 for o in outcomes)
+    total = sum(
+        o.input_tokens * per_token_in
+        + o.output_tokens * per_token_out
+        + o.cache_creation_input_tokens * per_token_in * 1.25
+        + o.cache_read_input_tokens * per_token_in * 0.1
+        for o in outcomes
+    )
     return total / len(outcomes)
 
 
@@ -222,23 +240,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--price-in", type=float)
     parser.add_argument("--price-out", type=float)
-    parser.add_argument("--no-papers", action="store_true",
-                        help="skip measuring claims per paper on the corpus PDFs")
+    parser.add_argument(
+        "--no-papers",
+        action="store_true",
+        help="skip measuring claims per paper on the corpus PDFs",
+    )
     args = parser.parse_args(argv)
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}; nothing to measure", file=sys.stderr)
         return 0
 
     claims = load_split(args.split)
-    print(f"Citation-Integrity {args.split}: {len(claims)} claims "
-          f"({dict(Counter(c.gold for c in claims))})")
+    print(
+        f"Citation-Integrity {args.split}: {len(claims)} claims "
+        f"({dict(Counter(c.gold for c in claims))})"
+    )
     started = time.perf_counter()
     retrieval = retrieval_figures(claims)
-    print(f"retrieval (BM25 over each claim's {len(claims[0].sentences)} candidates, "
-          f"{retrieval['claims_with_evidence']} claims with evidence, ties against gold, "
-          f"{time.perf_counter() - started:.2f} s): recall@1 {retrieval['recall@1']:.3f} "
-          f"recall@2 {retrieval['recall@2']:.3f} MRR {retrieval['mrr']:.3f} "
-          f"(random: @1 {retrieval['random@1']:.3f}, @2 {retrieval['random@2']:.3f})")
+    print(
+        f"retrieval (BM25 over each claim's {len(claims[0].sentences)} candidates, "
+        f"{retrieval['claims_with_evidence']} claims with evidence, ties against gold, "
+        f"{time.perf_counter() - started:.2f} s): recall@1 {retrieval['recall@1']:.3f} "
+        f"recall@2 {retrieval['recall@2']:.3f} MRR {retrieval['mrr']:.3f} "
+        f"(random: @1 {retrieval['random@1']:.3f}, @2 {retrieval['random@2']:.3f})"
+    )
 
     judge, mode = make_judge(args)
     selected = claims[: args.limit] if args.limit else claims
@@ -248,27 +273,39 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     pairs = [(c.gold, predicted_class(c, o, r)) for c, r, o in results]
     figures = classification_figures(pairs)
-    label = ("LIVE" if mode == "live" else
-             "REPLAY of hand-written responses: tests the pipeline, measures no model")
-    print(f"judge [{label}] model {results[0][2].model}, prompt {results[0][2].prompt}: "
-          f"n={figures['n']} macro-F1 {figures['macro_f1']:.3f} micro-F1 "
-          f"{figures['micro_f1']:.3f} failed {figures['failed']}")
+    label = (
+        "LIVE"
+        if mode == "live"
+        else "REPLAY of hand-written responses: tests the pipeline, measures no model"
+    )
+    print(
+        f"judge [{label}] model {results[0][2].model}, prompt {results[0][2].prompt}: "
+        f"n={figures['n']} macro-F1 {figures['macro_f1']:.3f} micro-F1 "
+        f"{figures['micro_f1']:.3f} failed {figures['failed']}"
+    )
     for name, row in figures["per_class"].items():
-        print(f"  {name:<13} P {row['precision']:.3f} R {row['recall']:.3f} "
-              f"F1 {row['f1']:.3f} support {row['support']}")
+        print(
+            f"  {name:<13} P {row['precision']:.3f} R {row['recall']:.3f} "
+            f"F1 {row['f1']:.3f} support {row['support']}"
+        )
     outcomes = [o for _, _, o in results]
-    print(f"tokens per claim: input {statistics.fmean(o.input_tokens for o in outcomes):.0f}, "
-          f"output {statistics.fmean(o.output_tokens for o in outcomes):.0f}, cache read "
-          f"{statistics.fmean(o.cache_read_input_tokens for o in outcomes):.0f}, cache write "
-          f"{statistics.fmean(o.cache_creation_input_tokens for o in outcomes):.0f}")
+    print(
+        f"tokens per claim: input {statistics.fmean(o.input_tokens for o in outcomes):.0f}, "
+        f"output {statistics.fmean(o.output_tokens for o in outcomes):.0f}, cache read "
+        f"{statistics.fmean(o.cache_read_input_tokens for o in outcomes):.0f}, cache write "
+        f"{statistics.fmean(o.cache_creation_input_tokens for o in outcomes):.0f}"
+    )
     cost = cost_per_claim(outcomes, str(outcomes[0].model), args.price_in, args.price_out)
     per_paper = None if args.no_papers else measure_claims_per_paper()
     if cost is None:
         print("cost: no price known for this model (pass --price-in and --price-out)")
     else:
-        paper_text = ("" if per_paper is None else
-                      f"; cost per paper ${cost * per_paper:.3f} at {per_paper:.0f} "
-                      f"claims/paper (mean sentence-reference pairs in the corpus PDFs)")
+        paper_text = (
+            ""
+            if per_paper is None
+            else f"; cost per paper ${cost * per_paper:.3f} at {per_paper:.0f} "
+            f"claims/paper (mean sentence-reference pairs in the corpus PDFs)"
+        )
         print(f"cost per claim ${cost:.5f}{paper_text}")
     return 0
 

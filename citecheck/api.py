@@ -32,8 +32,9 @@ def build_context(*, doi: str | None, pdf: str | None, settings: Settings,
     ctx.services["crossref"] = CrossrefSource(http, settings)
     ctx.services["openalex"] = OpenAlexSource(http, settings)
     ctx.services["unpaywall"] = UnpaywallSource(http, settings)
+    replay_dir = replay or (http.replay.folder if http.replay is not None else None)
     ctx.services["pdfs"] = PDFFetcher(settings, allow_private=options.allow_private_urls,
-                                      replay_dir=replay, record_dir=record)
+                                      replay_dir=replay_dir, record_dir=record)
     ctx.services["searcher"] = RegistrySearcher(ctx.services["crossref"], ctx.services["openalex"])
     return ctx
 

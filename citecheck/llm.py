@@ -7,6 +7,7 @@ status and a machine-readable reason). Every call is logged in the SQLite store,
 same table is the cache: the key is the sha256 of (model, prompt sha256, request body),
 so a re-run is free and a changed prompt misses.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -98,16 +99,21 @@ def parse_prompt(text: str, source: str = "<string>") -> Prompt:
     used = {name for _, template in parts for name in _template_identifiers(template)}
     declared = set(header["variables"])
     if used != declared:
-        raise PromptError(f"{source}: declared variables {sorted(declared)} "
-                          f"but the body uses {sorted(used)}")
+        raise PromptError(
+            f"{source}: declared variables {sorted(declared)} but the body uses {sorted(used)}"
+        )
     cache_part = header.get("cache_part")
     if cache_part is not None and cache_part not in dict(parts):
         raise PromptError(f"{source}: cache_part {cache_part!r} is not a part")
     return Prompt(
-        id=str(header["id"]), version=int(header["version"]),
-        description=str(header["description"]), variables=tuple(header["variables"]),
-        parts=tuple(parts), sha256=hashlib.sha256(text.encode()).hexdigest(),
-        cache_part=cache_part, model=header.get("model"),
+        id=str(header["id"]),
+        version=int(header["version"]),
+        description=str(header["description"]),
+        variables=tuple(header["variables"]),
+        parts=tuple(parts),
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        cache_part=cache_part,
+        model=header.get("model"),
     )
 
 
@@ -120,7 +126,7 @@ def _split_parts(body: str, source: str) -> list[tuple[str, string.Template]]:
     parts = []
     for marker, following in zip(markers, [*markers[1:], None], strict=True):
         end = following.start() if following else len(body)
-        parts.append((marker.group(1), string.Template(body[marker.end():end])))
+        parts.append((marker.group(1), string.Template(body[marker.end() : end])))
     return parts
 
 
@@ -159,9 +165,15 @@ def tool_schema(model: type[BaseModel]) -> dict[str, Any]:
     return inline(schema)
 
 
-def build_request_body(*, model: str, prompt: Prompt, variables: Mapping[str, str],
-                       tool_name: str, output_model: type[BaseModel],
-                       max_tokens: int = 1024) -> dict[str, Any]:
+def build_request_body(
+    *,
+    model: str,
+    prompt: Prompt,
+    variables: Mapping[str, str],
+    tool_name: str,
+    output_model: type[BaseModel],
+    max_tokens: int = 1024,
+) -> dict[str, Any]:
     """The Messages API request: system part, user parts as blocks, one forced tool."""
     rendered = prompt.render(variables)
     system = rendered.pop("system", None)
@@ -174,8 +186,13 @@ def build_request_body(*, model: str, prompt: Prompt, variables: Mapping[str, st
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": max_tokens,
-        "tools": [{"name": tool_name, "description": output_model.__doc__ or tool_name,
-                   "input_schema": tool_schema(output_model)}],
+        "tools": [
+            {
+                "name": tool_name,
+                "description": output_model.__doc__ or tool_name,
+                "input_schema": tool_schema(output_model),
+            }
+        ],
         "tool_choice": {"type": "tool", "name": tool_name},
         "messages": [{"role": "user", "content": blocks}],
     }
@@ -226,8 +243,12 @@ class AnthropicCaller:
         self.store = store
 
     @classmethod
-    def from_settings(cls, settings: Settings, store: Store | None = None,
-                      http_client: httpx2.Client | None = None) -> AnthropicCaller:
+    def from_settings(
+        cls,
+        settings: Settings,
+        store: Store | None = None,
+        http_client: httpx2.Client | None = None,
+    ) -> AnthropicCaller:
         """Explicit timeout and retries: the SDK's own default timeout is ten minutes."""
         if settings.anthropic_api_key is None:
             raise ConfigError("ANTHROPIC_API_KEY is not set", reason="no_model")
@@ -239,12 +260,23 @@ class AnthropicCaller:
         )
         return cls(client, settings.judge_model, store)
 
-    def call_structured(self, prompt: Prompt, variables: Mapping[str, str], *,
-                        output_model: type[BaseModel], tool_name: str,
-                        max_tokens: int = 1024) -> StructuredResult:
-        body = build_request_body(model=self.model, prompt=prompt, variables=variables,
-                                  tool_name=tool_name, output_model=output_model,
-                                  max_tokens=max_tokens)
+    def call_structured(
+        self,
+        prompt: Prompt,
+        variables: Mapping[str, str],
+        *,
+        output_model: type[BaseModel],
+        tool_name: str,
+        max_tokens: int = 1024,
+    ) -> StructuredResult:
+        body = build_request_body(
+            model=self.model,
+            prompt=prompt,
+            variables=variables,
+            tool_name=tool_name,
+            output_model=output_model,
+            max_tokens=max_tokens,
+        )
         key = cache_key(self.model, prompt.sha256, body)
         base = {"model": self.model, "prompt_ref": prompt.ref, "prompt_sha256": prompt.sha256}
         if self.store is not None and (record := self.store.get_llm_call(key)) is not None:
@@ -258,38 +290,65 @@ class AnthropicCaller:
         self._log(result, key, prompt, body, duration_ms)
         return result
 
-    def _send(self, body: dict[str, Any], output_model: type[BaseModel], tool_name: str,
-              base: dict[str, str]) -> StructuredResult:
+    def _send(
+        self,
+        body: dict[str, Any],
+        output_model: type[BaseModel],
+        tool_name: str,
+        base: dict[str, str],
+    ) -> StructuredResult:
         try:
             raw = self.client.messages.with_raw_response.create(**body)
         except anthropic.APIStatusError as exc:
-            return StructuredResult(status=_status_of(exc), reason=_reason_of(exc),
-                                    raw_response=redact(exc.response.text), **base)
+            return StructuredResult(
+                status=_status_of(exc),
+                reason=_reason_of(exc),
+                raw_response=redact(exc.response.text),
+                **base,
+            )
         except anthropic.APITimeoutError:
             return StructuredResult(status="unavailable", reason="timeout", **base)
         except anthropic.APIConnectionError:
             return StructuredResult(status="unavailable", reason="connection_error", **base)
         return _interpret(raw.http_response.text, output_model, tool_name, base)
 
-    def _log(self, result: StructuredResult, key: str, prompt: Prompt, body: dict[str, Any],
-             duration_ms: int) -> None:
+    def _log(
+        self,
+        result: StructuredResult,
+        key: str,
+        prompt: Prompt,
+        body: dict[str, Any],
+        duration_ms: int,
+    ) -> None:
         if self.store is None:
             return
-        self.store.put_llm_call({
-            "id": result.call_id, "cache_key": key, "model": self.model,
-            "prompt_id": prompt.id, "prompt_version": str(prompt.version),
-            "prompt_sha256": prompt.sha256, "request_json": canonical_json(body),
-            "response_json": result.raw_response,
-            "input_tokens": result.usage.input_tokens,
-            "output_tokens": result.usage.output_tokens, "duration_ms": duration_ms,
-            "datetime_utc": datetime.now(UTC).isoformat(), "status": result.status,
-            "error": result.reason,
-        })
+        self.store.put_llm_call(
+            {
+                "id": result.call_id,
+                "cache_key": key,
+                "model": self.model,
+                "prompt_id": prompt.id,
+                "prompt_version": str(prompt.version),
+                "prompt_sha256": prompt.sha256,
+                "request_json": canonical_json(body),
+                "response_json": result.raw_response,
+                "input_tokens": result.usage.input_tokens,
+                "output_tokens": result.usage.output_tokens,
+                "duration_ms": duration_ms,
+                "datetime_utc": datetime.now(UTC).isoformat(),
+                "status": result.status,
+                "error": result.reason,
+            }
+        )
 
 
 def _status_of(exc: anthropic.APIStatusError) -> Literal["failed", "unavailable"]:
-    if isinstance(exc, anthropic.BadRequestError | anthropic.UnprocessableEntityError |
-                  anthropic.ContentTooLargeError):
+    if isinstance(
+        exc,
+        anthropic.BadRequestError
+        | anthropic.UnprocessableEntityError
+        | anthropic.ContentTooLargeError,
+    ):
         return "failed"
     return "unavailable"
 
@@ -311,19 +370,23 @@ def _reason_of(exc: anthropic.APIStatusError) -> str:
     return f"http_{exc.status_code}"
 
 
-def _interpret(raw_text: str | None, output_model: type[BaseModel], tool_name: str,
-               base: dict[str, str]) -> StructuredResult:
+def _interpret(
+    raw_text: str | None, output_model: type[BaseModel], tool_name: str, base: dict[str, str]
+) -> StructuredResult:
     """Turn a raw Messages API response body into a result, never a guessed answer."""
+
     def failed(reason: str, usage: Usage | None = None) -> StructuredResult:
-        return StructuredResult(status="failed", reason=reason, raw_response=raw_text,
-                                usage=usage or Usage(), **base)
+        return StructuredResult(
+            status="failed", reason=reason, raw_response=raw_text, usage=usage or Usage(), **base
+        )
 
     try:
         message = anthropic.types.Message.model_validate_json(raw_text or "")
     except ValidationError:
         return failed("malformed_response")
     usage = Usage(
-        input_tokens=message.usage.input_tokens, output_tokens=message.usage.output_tokens,
+        input_tokens=message.usage.input_tokens,
+        output_tokens=message.usage.output_tokens,
         cache_creation_input_tokens=message.usage.cache_creation_input_tokens or 0,
         cache_read_input_tokens=message.usage.cache_read_input_tokens or 0,
     )
@@ -331,8 +394,9 @@ def _interpret(raw_text: str | None, output_model: type[BaseModel], tool_name: s
         return failed(str(message.stop_reason), usage)
     if not message.content:
         return failed("empty_content", usage)
-    calls = [block for block in message.content
-             if block.type == "tool_use" and block.name == tool_name]
+    calls = [
+        block for block in message.content if block.type == "tool_use" and block.name == tool_name
+    ]
     if not calls:
         return failed("no_tool_call", usage)
     try:

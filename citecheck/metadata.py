@@ -93,7 +93,7 @@ def build_work(doi: str, crossref: dict | None, openalex: dict | None) -> Work:
                                license=best.get("license") or _crossref_license(cr),
                                locations=locations),
         ids=Ids(doi=doi, openalex=_short_id(oa.get("id")), pmid=_short_id(ids.get("pmid")),
-                pmcid=_short_id(ids.get("pmcid"))),
+                pmcid=_pmcid(ids.get("pmcid"))),
         cited_by_count=oa.get("cited_by_count", cr.get("is-referenced-by-count")),
         references_count=cr.get("references-count", cr.get("reference-count")),
         counts_by_year=sorted((YearCount(year=c["year"], cited_by_count=c.get("cited_by_count", 0))
@@ -106,6 +106,11 @@ def build_work(doi: str, crossref: dict | None, openalex: dict | None) -> Work:
         keywords=[k.get("display_name") or k.get("keyword") for k in oa.get("keywords") or []
                   if isinstance(k, dict)] or list(cr.get("subject") or []),
     )
+
+
+def _pmcid(url: str | None) -> str | None:
+    short = _short_id(url)
+    return f"PMC{short}" if short and short.isdigit() else short
 
 
 def _crossref_license(message: dict) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 _SECRET_VALUES: set[str] = set()
 SECRET_PARAMS = frozenset({"mailto", "api_key", "email", "key", "apikey", "token"})
@@ -16,8 +16,11 @@ _MAILTO_IN_UA = re.compile(r"mailto:[^\s;)]+", re.IGNORECASE)
 
 
 def register_secret(value: str | None) -> None:
+    """Register a secret and the spellings it takes inside URLs (``@`` → ``%40``, ``+`` →
+    ``%2B``…), which is how third-party DEBUG logs (urllib3) print request lines."""
     if value and len(value) >= 4:
-        _SECRET_VALUES.add(value)
+        _SECRET_VALUES.update({value, quote(value, safe=""), quote_plus(value),
+                               quote(value, safe="@+")})
 
 
 def redact(text: str) -> str:

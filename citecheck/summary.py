@@ -4,6 +4,29 @@ from __future__ import annotations
 from .report import Report
 
 
+REASONS = {
+    "no_model": "no model is configured (set ANTHROPIC_API_KEY)",
+    "no_full_text": "the paper's full text was not read",
+    "no_open_access_copy": "no open-access copy of the paper was found",
+    "pdf_not_recorded": "the recording holds no PDF of the paper",
+    "not_pdf": "the open-access link did not give a PDF",
+    "blocked_destination": "the PDF link pointed at a refused address",
+    "cited_full_texts_not_fetched": "the cited works' full texts were not fetched",
+}
+
+
+def plain_reason(reason: str | None) -> str:
+    """A machine reason (``a:b;c``) in words, for people."""
+    if not reason:
+        return ""
+    words = []
+    for part in reason.replace(":", ";").split(";"):
+        part = part.strip()
+        if part and part != "needs_full_text":
+            words.append(REASONS.get(part, part.replace("_", " ")))
+    return "; ".join(dict.fromkeys(words))
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -58,7 +81,7 @@ def summarize(report: Report) -> list[str]:
         lines.append(f"{_plural(len(verdicts), 'citing sentence')} found; {len(checked)} judged "
                      "against the cited text.")
     elif report.claims.reason:
-        lines.append(f"Claims were not checked: {report.claims.reason.replace('_', ' ')}.")
+        lines.append(f"Claims were not checked: {plain_reason(report.claims.reason)}.")
     stats = report.statistics
     if stats.items:
         bad = [i for i in stats.items if i.consistent is False]

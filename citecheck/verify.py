@@ -11,7 +11,9 @@
   (``citecheck.text.normalize.normalize_text``). PDF text is extracted here with pdfplumber
   directly, not with citecheck's extraction pipeline: first in pdfplumber's layout order, then,
   if the quote is not found, in the content stream's order (``use_text_flow``), which keeps
-  the columns of a multi-column page apart.
+  the columns of a multi-column page apart, and last with pypdfium2's own text layer, which
+  maps glyphs of fonts with a legacy encoding that pdfminer misreads (a "fi" ligature read as
+  "Þ"), the reader citecheck's extraction uses.
 - **counts**: ``references.counts`` against the items' statuses and flags, the printed total,
   ``cited_by.listed`` against its items and their descending order, claim references to items.
 
@@ -37,6 +39,7 @@ logger = logging.getLogger(__name__)
 COUNTED_STATUSES = ("linked", "found", "found_with_differences", "not_found", "unchecked",
                     "registry_only")
 PRINTED_STATUSES = ("linked", "found", "found_with_differences", "not_found", "unchecked")
+TEXT_READERS = ("layout", "text_flow", "pdfium")  # tried in this order, each only if needed
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _COMPACT = re.compile(r"[\s\-\u00ad\u2010-\u2015]+")
 
@@ -118,15 +121,17 @@ class ArtifactFiles:
             if path.is_file() and _SHA256.match(stem):
                 self.by_sha.setdefault(stem, path)
         self._pdfs: dict[str, object] = {}
-        self._texts: dict[tuple[str, int, bool], str] = {}
+        self._pdfium: dict[str, object] = {}
+        self._texts: dict[tuple[str, int, str], str] = {}
 
     def __enter__(self) -> ArtifactFiles:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        for pdf in self._pdfs.values():
+        for pdf in [*self._pdfs.values(), *self._pdfium.values()]:
             pdf.close()
         self._pdfs.clear()
+        self._pdfium.clear()
 
     def path(self, sha256: str) -> Path | None:
         return self.by_sha.get(sha256.lower())
@@ -142,13 +147,29 @@ class ArtifactFiles:
         """Pages of a PDF artifact; raises on an unreadable PDF."""
         return len(self._pdf(sha256).pages)
 
-    def page_text(self, sha256: str, number: int, *, text_flow: bool = False) -> str:
-        """Text of page ``number`` (1-based), in layout or content-stream order."""
-        key = (sha256, number, text_flow)
+    def page_text(self, sha256: str, number: int, reader: str) -> str:
+        """Text of page ``number`` (1-based) as one of ``TEXT_READERS`` reads it."""
+        key = (sha256, number, reader)
         if key not in self._texts:
-            page = self._pdf(sha256).pages[number - 1]
-            self._texts[key] = page.extract_text(use_text_flow=text_flow) or ""
+            if reader == "pdfium":
+                self._texts[key] = self._pdfium_text(sha256, number)
+            else:
+                page = self._pdf(sha256).pages[number - 1]
+                self._texts[key] = page.extract_text(use_text_flow=reader == "text_flow") or ""
         return self._texts[key]
+
+    def _pdfium_text(self, sha256: str, number: int) -> str:
+        import pypdfium2
+
+        if sha256 not in self._pdfium:
+            self._pdfium[sha256] = pypdfium2.PdfDocument(self.by_sha[sha256])
+        page = self._pdfium[sha256][number - 1]
+        textpage = page.get_textpage()
+        try:
+            return textpage.get_text_range()
+        finally:
+            textpage.close()
+            page.close()
 
 
 def sha256_file(path: Path) -> tuple[str, int]:
@@ -222,9 +243,10 @@ def check_evidence(name: str, evidence: Evidence, files: ArtifactFiles,
             if not all(1 <= n <= count for n in numbers):
                 return VerifyCheck(name=name, passed=False, reason="page_out_of_range",
                                    message=f"page {evidence.page} of a {count}-page artifact")
-            where = f"page {evidence.page}" if evidence.page is not None else "any page"
-            renderings = [lambda flow=flow: "\n".join(files.page_text(sha, n, text_flow=flow)
-                                                       for n in numbers) for flow in (False, True)]
+            where = f"page {evidence.page}" if evidence.page is not None else "the whole artifact"
+            renderings = [lambda reader=reader: "\n".join(files.page_text(sha, n, reader)
+                                                           for n in numbers)
+                          for reader in TEXT_READERS]
         how = next(filter(None, (quote_match(evidence.quote, render(), normalize)
                                  for render in renderings)), None)
     except Exception as error:  # a broken PDF or JSON file: the quote cannot be found

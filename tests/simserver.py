@@ -336,35 +336,42 @@ class SimRegistry:
 
     def openalex_work(self, *, doi: str | None = None, ident: str | None = None,
                       cites: str | None = None) -> dict:
-        seed = doi or ident or ""
-        number = int(hashlib.sha256(seed.encode()).hexdigest()[:8], 16)
-        ident = ident or f"W{number % 10**10}"
+        """A generated OpenAlex work; for a DOI it agrees with ``crossref_work`` of that DOI."""
+        facts = _facts(doi or ident or "")
+        ident = ident or f"W{facts['number'] % 10**10}"
         doi = doi or f"10.5555/sim.{ident.lower()}"
         return {
             "id": f"https://openalex.org/{ident}", "doi": f"https://doi.org/{doi}",
-            "title": f"Simulated work {ident}", "display_name": f"Simulated work {ident}",
-            "publication_year": 2000 + number % 25, "type": "article",
-            "authorships": [{"author": {"id": f"https://openalex.org/A{number % 9999}",
-                                        "display_name": f"Author {number % 97}", "orcid": None},
+            "title": facts["title"], "display_name": facts["title"],
+            "publication_year": facts["year"], "type": "article",
+            "authorships": [{"author": {"id": f"https://openalex.org/A{facts['number'] % 9999}",
+                                        "display_name": f"Ada {facts['family']}", "orcid": None},
                              "institutions": []}],
             "primary_location": {"source": {"display_name": "Journal of Simulation"}},
             "biblio": {"volume": "1", "issue": "1", "first_page": "1", "last_page": "9"},
             "ids": {"openalex": f"https://openalex.org/{ident}", "doi": f"https://doi.org/{doi}"},
-            "is_retracted": False, "cited_by_count": number % 50 if cites else self.cited_by_count,
+            "is_retracted": False,
+            "cited_by_count": facts["number"] % 50 if cites else self.cited_by_count,
             "counts_by_year": [] if cites else [{"year": 2024, "cited_by_count": self.cited_by_count}],
             "referenced_works": [] if cites else [f"https://openalex.org/W8{i:07d}" for i in range(3)],
         }
 
 
+def _facts(seed: str) -> dict:
+    number = int(hashlib.sha256(seed.encode()).hexdigest()[:8], 16)
+    return {"number": number, "title": f"Simulated work {seed}", "year": 2000 + number % 25,
+            "family": f"Author{number % 97}"}
+
+
 def crossref_work(doi: str) -> dict:
-    number = int(hashlib.sha256(doi.encode()).hexdigest()[:8], 16)
+    facts = _facts(doi)
     return {
-        "DOI": doi, "type": "journal-article", "title": [f"Simulated work {doi}"],
-        "author": [{"given": "Ada", "family": f"Author{number % 97}", "sequence": "first"}],
+        "DOI": doi, "type": "journal-article", "title": [facts["title"]],
+        "author": [{"given": "Ada", "family": facts["family"], "sequence": "first"}],
         "container-title": ["Journal of Simulation"], "publisher": "Simulated Press",
-        "published": {"date-parts": [[2000 + number % 25, 1, 1]]},
+        "published": {"date-parts": [[facts["year"], 1, 1]]},
         "reference-count": 2,
-        "reference": [{"key": "r1", "DOI": f"10.5555/ref.{number % 1000}.1"},
+        "reference": [{"key": "r1", "DOI": f"10.5555/ref.{facts['number'] % 1000}.1"},
                       {"key": "r2", "unstructured": "A. Nobody. An unlinked reference. 1999."}],
     }
 

@@ -142,7 +142,7 @@ def test_demo_cited_by_sorted_with_counts_by_year(demo):
     assert cited.status == "partial" and cited.reason == "listed_first_5"
     counts = [item.cited_by_count for item in cited.items]
     assert counts == sorted(counts, reverse=True) and counts[0] == 2028
-    assert cited.items[0].title == "Foundation models for generalist medical artificial intelligence"
+    assert cited.items[0].doi == "10.1038/s41586-023-05881-4"  # Moor et al., Nature 2023
     assert {(c.year, c.cited_by_count) for c in cited.counts_by_year} == {
         (2023, 14), (2024, 35), (2025, 40), (2026, 30)}
     assert [item.self_citation for item in cited.items].count(True) == cited.self_citations == 1

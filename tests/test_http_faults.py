@@ -455,3 +455,68 @@ def test_a12_250_dois_go_out_in_or_filters_of_at_most_100(sim, tmp_path, batch_s
     assert sorted(singles) == ["/works/https://doi.org/10.1000/comma,doi",
                                "/works/https://doi.org/10.1000/pipe|doi"]
     assert len(works) == 250
+
+
+# End to end: citecheck.check against the simulator -------------------------------------
+
+def e2e_settings(sim, tmp_path) -> Settings:
+    return settings_for(sim, tmp_path, mailto="e2e@example.org", request_deadline_s=5.0)
+
+
+def comparable(report) -> dict:
+    """The report without the run-dependent fields (generation time, stage timings)."""
+    data = report.model_dump(mode="json")
+    data.pop("generated_at", None)
+    for stage in data.get("stages", []):
+        stage.pop("seconds", None)
+    return data
+
+
+@pytest.mark.parametrize("doi", ["10.1073/pnas.1414271111", "10.5555/generated.e2e"])
+def test_check_end_to_end_against_the_simulator_and_warm_rerun_makes_no_requests(sim, tmp_path, doi):
+    import citecheck
+    from simserver import REGISTRY
+
+    if doi.startswith("10.1073") and not REGISTRY.exists():
+        pytest.skip("corpus not available")
+    settings = e2e_settings(sim, tmp_path)
+    first = citecheck.check(doi, settings=settings)
+    stages = {s.name: s.status for s in first.stages}
+    assert stages["resolve"] == "ok" and stages["registry_references"] == "ok"
+    assert stages["cited_by"] == "ok"
+    assert first.registry.status == "matched"
+    assert first.references.counts.registry == len(first.references.items) > 0
+    assert first.cited_by.items and sim.count(service="crossref") >= 1
+    assert sim.count(service="openalex") >= 2
+    if doi.startswith("10.1073"):  # the recorded bodies were served
+        assert first.work.title.startswith("Developing functional musculoskeletal tissues")
+        assert any(n.type == "correction" for n in first.registry.notices)
+    cold = sim.count()
+    sim.reset_log()
+    second = citecheck.check(doi, settings=settings)
+    assert sim.count() == 0, [r.raw_path for r in sim.requests]
+    assert cold > 0
+    assert comparable(second) == comparable(first)
+
+
+def test_check_end_to_end_records_reasons_when_the_registry_fails(sim, tmp_path):
+    import citecheck
+
+    settings = settings_for(sim, tmp_path, max_attempts=2)
+    sim.script("/works/10.5555/", [server_error(503)], repeat=True)
+    report = citecheck.check("10.5555/down.e2e", settings=settings)
+    resolve = next(s for s in report.stages if s.name == "resolve")
+    assert resolve.status == "partial" and "crossref_upstream_error" in resolve.reason
+    assert report.registry.crossref is not True
+
+
+def test_check_end_to_end_record_then_replay_offline(sim, tmp_path):
+    import citecheck
+
+    settings = e2e_settings(sim, tmp_path)
+    recorded = citecheck.check("10.5555/recorded.e2e", settings=settings, record=tmp_path / "rec")
+    sim.stop()
+    replayed = citecheck.check("10.5555/recorded.e2e", settings=settings, replay=tmp_path / "rec")
+    assert comparable(replayed)["registry"] == comparable(recorded)["registry"]
+    assert comparable(replayed)["references"] == comparable(recorded)["references"]
+    assert comparable(replayed)["cited_by"] == comparable(recorded)["cited_by"]

@@ -1,4 +1,5 @@
 """Prompt files, request building, the call log and the cache of citecheck.llm."""
+
 from __future__ import annotations
 
 import hashlib
@@ -32,16 +33,23 @@ class Answer(BaseModel):
 
 def tool_message(answer: dict, stop_reason: str = "tool_use") -> dict:
     return {
-        "id": "msg_test", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-6",
         "content": [{"type": "tool_use", "id": "toolu_1", "name": "record", "input": answer}],
-        "stop_reason": stop_reason, "stop_sequence": None,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
         "usage": {"input_tokens": 120, "output_tokens": 30},
     }
 
 
 def caller_with(handler, store: Store | None = None) -> AnthropicCaller:
-    client = anthropic.Anthropic(api_key="sk-ant-test", max_retries=0,
-                                 http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    client = anthropic.Anthropic(
+        api_key="sk-ant-test",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
     return AnthropicCaller(client, "claude-sonnet-4-6", store)
 
 
@@ -69,15 +77,22 @@ def test_parse_prompt_rejects_undeclared_or_unused_variables():
 
 
 def test_render_raises_on_a_missing_variable_and_leaves_json_braces_alone():
-    prompt = parse_prompt('---\nid: x\nversion: 1\ndescription: d\nvariables: [a]\n---\n{"k": "$a"}\n')
+    prompt = parse_prompt(
+        '---\nid: x\nversion: 1\ndescription: d\nvariables: [a]\n---\n{"k": "$a"}\n'
+    )
     assert prompt.render({"a": "v"}) == {"user": '{"k": "v"}'}
     with pytest.raises(PromptError, match="missing variable"):
         prompt.render({})
 
 
 def test_request_body_puts_passages_in_a_cached_block_and_forces_the_tool():
-    body = build_request_body(model="m", prompt=load_prompt("support_check.v1"),
-                              variables=PROMPT_VARIABLES, tool_name="record", output_model=Answer)
+    body = build_request_body(
+        model="m",
+        prompt=load_prompt("support_check.v1"),
+        variables=PROMPT_VARIABLES,
+        tool_name="record",
+        output_model=Answer,
+    )
     passages_block, claim_block = body["messages"][0]["content"]
     assert passages_block["cache_control"] == {"type": "ephemeral"}
     assert "<passages>\nP\n</passages>" in passages_block["text"]
@@ -105,8 +120,12 @@ def test_call_is_logged_then_served_from_cache_and_a_prompt_change_misses():
     store = Store(":memory:")
     caller = caller_with(handler, store)
     prompt = load_prompt("support_check.v1")
-    first = caller.call_structured(prompt, PROMPT_VARIABLES, output_model=Answer, tool_name="record")
-    second = caller.call_structured(prompt, PROMPT_VARIABLES, output_model=Answer, tool_name="record")
+    first = caller.call_structured(
+        prompt, PROMPT_VARIABLES, output_model=Answer, tool_name="record"
+    )
+    second = caller.call_structured(
+        prompt, PROMPT_VARIABLES, output_model=Answer, tool_name="record"
+    )
     assert first.status == second.status == "ok" and second.output == Answer(label="yes")
     assert (first.cached, second.cached) == (False, True) and len(calls) == 1
 
@@ -117,16 +136,20 @@ def test_call_is_logged_then_served_from_cache_and_a_prompt_change_misses():
     assert json.loads(record["request_json"]) == calls[0]
     assert json.loads(record["response_json"])["id"] == "msg_test"
 
-    changed = parse_prompt((REPO_PROMPTS_DIR / "support_check.v1.md").read_text()
-                           .replace("version: 1", "version: 2"), "support_check.v2.md")
-    third = caller.call_structured(changed, PROMPT_VARIABLES, output_model=Answer, tool_name="record")
+    changed = parse_prompt(
+        (REPO_PROMPTS_DIR / "support_check.v1.md").read_text().replace("version: 1", "version: 2"),
+        "support_check.v2.md",
+    )
+    third = caller.call_structured(
+        changed, PROMPT_VARIABLES, output_model=Answer, tool_name="record"
+    )
     assert third.cached is False and len(calls) == 2
 
 
 def test_failed_calls_are_logged_but_never_served_from_cache():
     calls = []
 
-    def handler(request: httpx2.Request) -> httpx2.Response:
+    def handler(_request: httpx2.Request) -> httpx2.Response:
         calls.append(1)
         return httpx2.Response(200, json=tool_message({"label": "maybe"}))
 
@@ -134,8 +157,9 @@ def test_failed_calls_are_logged_but_never_served_from_cache():
     caller = caller_with(handler, store)
     prompt = load_prompt("support_check.v1")
     for _ in range(2):
-        result = caller.call_structured(prompt, PROMPT_VARIABLES, output_model=Answer,
-                                        tool_name="record")
+        result = caller.call_structured(
+            prompt, PROMPT_VARIABLES, output_model=Answer, tool_name="record"
+        )
         assert (result.status, result.reason, result.output) == ("failed", "out_of_enum", None)
     assert len(calls) == 2
     records = store.llm_calls()

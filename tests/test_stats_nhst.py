@@ -147,3 +147,9 @@ def test_find_tests_reads_subscript_degrees_of_freedom():
     assert (test.statistic, test.df1, test.df2) == ("F", 2, 25)
     assert _one("t 7 =5.52,P<0.001").df2 == 7
     assert list(find_tests(normalise("at t1 = 2.5, p = .03"))) == []
+
+
+def test_find_tests_reads_df_given_after_the_value():
+    test = _one("(t= 5.04, df= 12, p= .0001)")
+    assert (test.statistic, test.df2, test.value.value) == ("t", 12, 5.04)
+    assert list(find_tests(normalise("at t = 5 s, p = .03"))) == []

@@ -1,4 +1,5 @@
 """Judges: the ``Judge`` Protocol, the Anthropic-backed judge and a scripted one for tests."""
+
 from __future__ import annotations
 
 import logging
@@ -42,15 +43,20 @@ def prompt_variables(request: JudgeRequest) -> dict[str, str]:
 class AnthropicJudge:
     """A judge backed by the Anthropic Messages API through :class:`AnthropicCaller`."""
 
-    def __init__(self, caller: AnthropicCaller, prompt: Prompt | None = None,
-                 max_tokens: int = MAX_TOKENS):
+    def __init__(
+        self, caller: AnthropicCaller, prompt: Prompt | None = None, max_tokens: int = MAX_TOKENS
+    ):
         self.caller = caller
         self.prompt = prompt or load_prompt(DEFAULT_PROMPT)
         self.max_tokens = max_tokens
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None, store: Store | None = None,
-                      http_client: httpx2.Client | None = None) -> AnthropicJudge:
+    def from_settings(
+        cls,
+        settings: Settings | None = None,
+        store: Store | None = None,
+        http_client: httpx2.Client | None = None,
+    ) -> AnthropicJudge:
         """Raises ``ConfigError`` (reason ``no_model``) when no API key is configured."""
         if settings is None:
             from ..config import get_settings
@@ -61,20 +67,34 @@ class AnthropicJudge:
     def request_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The exact Messages API body this judge sends for ``request``."""
         return build_request_body(
-            model=self.caller.model, prompt=self.prompt, variables=prompt_variables(request),
-            tool_name=TOOL_NAME, output_model=Verdict, max_tokens=self.max_tokens)
+            model=self.caller.model,
+            prompt=self.prompt,
+            variables=prompt_variables(request),
+            tool_name=TOOL_NAME,
+            output_model=Verdict,
+            max_tokens=self.max_tokens,
+        )
 
     def judge(self, request: JudgeRequest) -> JudgeOutcome:
         result = self.caller.call_structured(
-            self.prompt, prompt_variables(request), output_model=Verdict,
-            tool_name=TOOL_NAME, max_tokens=self.max_tokens)
+            self.prompt,
+            prompt_variables(request),
+            output_model=Verdict,
+            tool_name=TOOL_NAME,
+            max_tokens=self.max_tokens,
+        )
         if result.status != "ok":
             logger.warning("judge %s: %s", result.status, result.reason)
         verdict = result.output if isinstance(result.output, Verdict) else None
         return JudgeOutcome(
-            status=result.status, verdict=verdict, reason=result.reason, model=result.model,
-            prompt=result.prompt_ref, prompt_sha256=result.prompt_sha256,
-            input_tokens=result.usage.input_tokens, output_tokens=result.usage.output_tokens,
+            status=result.status,
+            verdict=verdict,
+            reason=result.reason,
+            model=result.model,
+            prompt=result.prompt_ref,
+            prompt_sha256=result.prompt_sha256,
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
             cache_read_input_tokens=result.usage.cache_read_input_tokens,
             cache_creation_input_tokens=result.usage.cache_creation_input_tokens,
             cached=result.cached,
@@ -92,8 +112,9 @@ class ScriptedJudge:
 
     model = "scripted"
 
-    def __init__(self, answers: Iterable[ScriptedAnswer] = (), *,
-                 default: ScriptedAnswer | None = None):
+    def __init__(
+        self, answers: Iterable[ScriptedAnswer] = (), *, default: ScriptedAnswer | None = None
+    ):
         self._queue: deque[ScriptedAnswer] = deque(answers)
         self.default = default
         self.history: list[JudgeRequest] = []

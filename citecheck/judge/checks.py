@@ -5,6 +5,7 @@ A quote the model returns must be found in the visible text of the passage it na
 without evidence becomes ``not_checkable`` / ``evidence_not_found``. Numbers in the claim
 are compared with the numbers in the verified evidence; a mismatch is flagged, not judged.
 """
+
 from __future__ import annotations
 
 import logging
@@ -17,14 +18,15 @@ from .models import NumberCheck, Passage, Verdict
 logger = logging.getLogger(__name__)
 
 _SPACE = re.compile(r"\s+")
+# Numbers are read from normalize_text output, where every dash and minus is "-".
 # A number must not be glued to a word: "COVID-19", "SARS-CoV-2" and "IL-6" are names.
-_NOT_IN_NAME = r"(?<![\w.])(?<![A-Za-z][-–])"
+_NOT_IN_NAME = r"(?<![\w.])(?<![A-Za-z]-)"
 _NUMBER = re.compile(
-    _NOT_IN_NAME + r"[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?"   # 1,234 or 12,345.6
-    r"|" + _NOT_IN_NAME + r"[-−–]?\d+(?:\.\d+)?%?"            # 12, 0.45, 45%
-    r"|(?<![\w])[-−–]?\.\d+%?"                                # .05
+    _NOT_IN_NAME + r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?"  # 1,234 or 12,345.6
+    r"|" + _NOT_IN_NAME + r"-?\d+(?:\.\d+)?%?"  # 12, 0.45, 45%
+    r"|(?<![\w])-?\.\d+%?"  # .05
 )
-_REFERENCE_MARKER = re.compile(r"\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]|<\|\w+\|>")
+_REFERENCE_MARKER = re.compile(r"\[\s*\d+(?:\s*[-,]\s*\d+)*\s*\]|<\|\w+\|>")
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 
@@ -83,7 +85,7 @@ def extract_numbers(text: str, *, skip_years: bool = False) -> list[Number]:
     numbers = []
     for match in _NUMBER.finditer(cleaned):
         token = match.group(0)
-        digits = token.rstrip("%").replace(",", "").replace("−", "-").replace("–", "-")
+        digits = token.rstrip("%").replace(",", "")
         if skip_years and _YEAR.match(digits):
             continue
         decimals = len(digits.split(".", 1)[1]) if "." in digits else 0
@@ -98,7 +100,7 @@ def _same_number(claimed: Number, found: Number) -> bool:
         candidates.append(found.value * 100)
     if found.percent and not claimed.percent:
         candidates.append(found.value / 100)
-    tolerance = 0.5 * 10 ** -claimed.decimals
+    tolerance = 0.5 * 10**-claimed.decimals
     return any(abs(abs(claimed.value) - abs(c)) <= tolerance + 1e-9 for c in candidates)
 
 
@@ -106,8 +108,10 @@ def compare_numbers(claim: str, evidence: list[str]) -> NumberCheck:
     """Every number of the claim (years of citations excepted) must occur in the evidence."""
     claimed = extract_numbers(claim, skip_years=True)
     found = [n for quote in evidence for n in extract_numbers(quote)]
-    result = {"claim_numbers": [n.text for n in claimed],
-              "evidence_numbers": [n.text for n in found]}
+    result = {
+        "claim_numbers": [n.text for n in claimed],
+        "evidence_numbers": [n.text for n in found],
+    }
     if not claimed:
         return NumberCheck(status="no_numbers", **result)
     if not found:

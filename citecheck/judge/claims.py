@@ -5,6 +5,7 @@ claims, each judged against one cited work, with ``cited_ref_ids`` listing both.
 claim is listed; when it cannot be judged it says why (``no_model``,
 ``no_open_full_text``, ``citation_not_linked``, ``judge_failed:…``…).
 """
+
 from __future__ import annotations
 
 import logging
@@ -18,7 +19,7 @@ from ..text.normalize import normalize_text
 from ..text.sentences import split_sentences
 from .backends import Judge
 from .checks import compare_numbers, verify_evidence
-from .models import Candidate, Claim, CitedText, EvidenceQuote, JudgeOutcome, JudgeRequest, Passage
+from .models import Candidate, CitedText, Claim, EvidenceQuote, JudgeOutcome, JudgeRequest, Passage
 from .passages import build_passages
 from .retrieval import PassageIndex
 
@@ -26,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_TOP_K = 3
 _SPACE = re.compile(r"\s+")
+_SPACE_OR_HYPHEN = re.compile(r"[\s\-]+")
 
 
 def _as_dict(item: Any) -> Mapping[str, Any]:
@@ -37,21 +39,34 @@ def _fold(text: str) -> str:
     return _SPACE.sub(" ", normalize_text(text)).strip()
 
 
-class _CitingText:
-    """The citing paper's pages, to keep only quotes found in them and to give context."""
+def _letters(folded: str) -> str:
+    return _SPACE_OR_HYPHEN.sub("", folded)
 
-    def __init__(self, pages: Sequence[Mapping[str, Any]] | None):
+
+class _CitingText:
+    """The citing paper's pages, to keep only quotes found in them and to give context.
+
+    A sentence is looked for on its page joined to the next one (sentences run across
+    page breaks), comparing letters in order: whitespace and hyphens are ignored there,
+    because a sentence and its page may have been joined differently at line ends
+    ("re-sulted" / "resulted").
+    """
+
+    def __init__(self, pages: Sequence[Mapping[str, Any] | BaseModel] | None):
         pages = [_as_dict(p) for p in pages or ()]
         self.raw = {p.get("number"): p.get("text") or "" for p in pages}
         self.pages = {number: _fold(text) for number, text in self.raw.items()}
+        self._keys = {number: _letters(text) for number, text in self.pages.items()}
         self._sentences: dict[Any, list[str]] = {}
 
     def contains(self, sentence: str, page: int | None) -> bool:
         if not self.pages:
             return True
-        needle = _fold(sentence)
-        texts = [self.pages[page]] if page in self.pages else list(self.pages.values())
-        return any(needle in text for text in texts)
+        needle = _letters(_fold(sentence))
+        if page in self._keys:
+            following = self._keys.get(page + 1, "") if isinstance(page, int) else ""
+            return needle in self._keys[page] + following
+        return any(needle in text for text in self._keys.values())
 
     def context(self, sentence: str, page: int | None) -> str:
         """The sentence with its neighbours on the page, when they can be found."""
@@ -62,7 +77,7 @@ class _CitingText:
         sentences, needle = self._sentences[page], _fold(sentence)
         for i, candidate in enumerate(sentences):
             if needle in candidate or candidate in needle:
-                return " ".join(sentences[max(i - 1, 0): i + 2])
+                return " ".join(sentences[max(i - 1, 0) : i + 2])
         return sentence
 
 
@@ -73,7 +88,9 @@ class _CitedIndex:
         self.cited_texts = cited_texts
         self._built: dict[str, tuple[dict[str, Passage], PassageIndex]] = {}
 
-    def retrieve(self, ref_id: str, claim: str, k: int) -> tuple[list[Candidate], dict[str, Passage]]:
+    def retrieve(
+        self, ref_id: str, claim: str, k: int
+    ) -> tuple[list[Candidate], dict[str, Passage]]:
         if ref_id not in self._built:
             passages = build_passages(self.cited_texts[ref_id])
             self._built[ref_id] = ({p.id: p for p in passages}, PassageIndex(passages))
@@ -115,8 +132,7 @@ def judge_claims(
             not_found += 1
             continue
         ref_ids = [r for r in context.get("ref_ids") or [] if r]
-        base = {"quote": sentence, "page": page, "citing_doi": citing_doi,
-                "cited_ref_ids": ref_ids}
+        base = {"quote": sentence, "page": page, "citing_doi": citing_doi, "cited_ref_ids": ref_ids}
         if not ref_ids:
             claims.append(Claim(id="", reason="citation_not_linked", **base))
             continue
@@ -126,15 +142,22 @@ def judge_claims(
             _fill(claim, reference, cited, judge, citing.context(sentence, page), top_k)
             claims.append(claim)
     if not_found:
-        logger.warning("%d citing sentences not found verbatim in the citing text; not kept",
-                       not_found)
+        logger.warning(
+            "%d citing sentences not found verbatim in the citing text; not kept", not_found
+        )
     for number, claim in enumerate(claims, start=first_id):
         claim.id = f"claim-{number:03d}"
     return claims
 
 
-def _fill(claim: Claim, reference: Mapping[str, Any], cited: _CitedIndex,
-          judge: Judge | None, citing_context: str, top_k: int) -> None:
+def _fill(
+    claim: Claim,
+    reference: Mapping[str, Any],
+    cited: _CitedIndex,
+    judge: Judge | None,
+    citing_context: str,
+    top_k: int,
+) -> None:
     ref_id = claim.judged_ref_id
     if ref_id is None or ref_id not in cited.cited_texts:
         claim.reason = "no_open_full_text"
@@ -148,18 +171,24 @@ def _fill(claim: Claim, reference: Mapping[str, Any], cited: _CitedIndex,
         claim.reason = "no_candidate_passage"
         return
     request = JudgeRequest(
-        claim=claim.quote, citing_context=citing_context,
+        claim=claim.quote,
+        citing_context=citing_context,
         reference=str(reference.get("printed") or ""),
-        passages=[passages_by_id[c.passage_id] for c in candidates])
+        passages=[passages_by_id[c.passage_id] for c in candidates],
+    )
     outcome = judge.judge(request)
     apply_outcome(claim, outcome, request.passages, cited.cited_texts[ref_id].artifact_sha256)
 
 
-def apply_outcome(claim: Claim, outcome: JudgeOutcome, passages: list[Passage],
-                  artifact_sha256: str | None) -> None:
+def apply_outcome(
+    claim: Claim, outcome: JudgeOutcome, passages: list[Passage], artifact_sha256: str | None
+) -> None:
     """Write a judge's answer into the claim, after the quote and number checks."""
     claim.model, claim.prompt, claim.prompt_sha256 = (
-        outcome.model, outcome.prompt, outcome.prompt_sha256)
+        outcome.model,
+        outcome.prompt,
+        outcome.prompt_sha256,
+    )
     if outcome.status != "ok" or outcome.verdict is None:
         kind = "judge_unavailable" if outcome.status == "unavailable" else "judge_failed"
         claim.reason = f"{kind}:{outcome.reason or 'unknown'}"
@@ -181,8 +210,10 @@ def apply_outcome(claim: Claim, outcome: JudgeOutcome, passages: list[Passage],
         claim.dimension = verdict.dimension
         if verdict.dimension is None:
             claim.flags.append("dimension_missing")
-    claim.evidence = [EvidenceQuote(quote=q.quote, page=q.passage.page,
-                                    artifact_sha256=artifact_sha256) for q in kept]
+    claim.evidence = [
+        EvidenceQuote(quote=q.quote, page=q.passage.page, artifact_sha256=artifact_sha256)
+        for q in kept
+    ]
     claim.numbers = compare_numbers(claim.quote, [q.quote for q in kept])
     if claim.numbers.status == "mismatch":
         claim.flags.append("number_mismatch")

@@ -1,12 +1,14 @@
 """Data shapes of the claims stage: the model's answer, passages, and the report's claims."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-VerdictLabel = Literal["supported", "partially_supported", "not_supported", "contradicted",
-                       "not_checkable"]
+VerdictLabel = Literal[
+    "supported", "partially_supported", "not_supported", "contradicted", "not_checkable"
+]
 Dimension = Literal["population", "condition", "comparison", "quantity", "scope", "hedging"]
 
 
@@ -20,10 +22,12 @@ class Verdict(BaseModel):
 
     verdict: VerdictLabel
     dimension: Dimension | None = Field(
-        default=None, description="Only for partially_supported: what differs.")
+        default=None, description="Only for partially_supported: what differs."
+    )
     rationale: str = Field(description="One or two sentences explaining the verdict.")
     evidence: list[EvidenceItem] = Field(
-        default_factory=list, description="Verbatim quotes; required unless not_checkable.")
+        default_factory=list, description="Verbatim quotes; required unless not_checkable."
+    )
 
 
 class Passage(BaseModel):
@@ -32,6 +36,7 @@ class Passage(BaseModel):
     id: str
     page: int | None
     text: str
+    truncated: bool = Field(default=False, description="Cut to the passage length cap.")
 
 
 class Candidate(BaseModel):
@@ -52,11 +57,16 @@ class CitedText(BaseModel):
     url: str | None = None
 
     @classmethod
-    def from_extraction(cls, extraction: Any, *, doi: str | None = None,
-                        url: str | None = None) -> CitedText:
+    def from_extraction(
+        cls, extraction: Any, *, doi: str | None = None, url: str | None = None
+    ) -> CitedText:
         """From ``citecheck.text.extract_pdf``'s result (its pages are hidden-text free)."""
-        return cls(pages=[{"number": p.number, "text": p.text} for p in extraction.pages],
-                   artifact_sha256=extraction.artifact.sha256, doi=doi, url=url)
+        return cls(
+            pages=[{"number": p.number, "text": p.text} for p in extraction.pages],
+            artifact_sha256=extraction.artifact.sha256,
+            doi=doi,
+            url=url,
+        )
 
 
 class EvidenceQuote(BaseModel):
@@ -107,9 +117,11 @@ class Claim(BaseModel):
     page: int | None
     citing_doi: str | None = None
     cited_ref_ids: list[str] = Field(
-        default_factory=list, description="Every reference the sentence cites.")
+        default_factory=list, description="Every reference the sentence cites."
+    )
     judged_ref_id: str | None = Field(
-        default=None, description="The reference whose text this verdict is about.")
+        default=None, description="The reference whose text this verdict is about."
+    )
     cited_doi: str | None = None
     verdict: VerdictLabel = "not_checkable"
     dimension: Dimension | None = None

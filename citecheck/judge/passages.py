@@ -3,6 +3,7 @@
 Windows overlap by one sentence so that a statement spread over two sentences is whole in
 at least one passage; they never cross a page, so every passage has one page number.
 """
+
 from __future__ import annotations
 
 import logging
@@ -16,12 +17,17 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_WINDOW = 3
 DEFAULT_STRIDE = 2
+# A "sentence" from a table or a page without full stops can run for pages; the model
+# sees at most this much of one passage, cut at a word boundary, and the cut is flagged.
+MAX_PASSAGE_CHARS = 2000
 _DELIMITER_LOOKALIKE = re.compile(
-    r"</?\s*(passages?|claim|citing_context|reference)\b[^>]*>", re.IGNORECASE)
+    r"</?\s*(passages?|claim|citing_context|reference)\b[^>]*>", re.IGNORECASE
+)
 
 
-def build_passages(cited: CitedText, *, window: int = DEFAULT_WINDOW,
-                   stride: int = DEFAULT_STRIDE) -> list[Passage]:
+def build_passages(
+    cited: CitedText, *, window: int = DEFAULT_WINDOW, stride: int = DEFAULT_STRIDE
+) -> list[Passage]:
     """Passages ``p1, p2, …`` in reading order, each at most ``window`` sentences."""
     if window < 1 or not 1 <= stride <= window:
         raise ValueError("need window >= 1 and 1 <= stride <= window")
@@ -34,18 +40,25 @@ def build_passages(cited: CitedText, *, window: int = DEFAULT_WINDOW,
         starts = range(0, max(len(sentences) - window, 0) + 1, stride)
         last_start = None
         for start in starts:
-            passages.append(_passage(len(passages), page.get("number"),
-                                     sentences[start:start + window]))
+            passages.append(
+                _passage(len(passages), page.get("number"), sentences[start : start + window])
+            )
             last_start = start
         if last_start is not None and last_start + window < len(sentences):
-            passages.append(_passage(len(passages), page.get("number"),
-                                     sentences[last_start + stride:]))
+            passages.append(
+                _passage(len(passages), page.get("number"), sentences[last_start + stride :])
+            )
     logger.debug("%d passages from %d pages", len(passages), len(cited.pages))
     return passages
 
 
 def _passage(index: int, page: int | None, sentences: list[str]) -> Passage:
-    return Passage(id=f"p{index + 1}", page=page, text=" ".join(s.strip() for s in sentences))
+    text = " ".join(s.strip() for s in sentences)
+    truncated = len(text) > MAX_PASSAGE_CHARS
+    if truncated:
+        cut = text.rfind(" ", 0, MAX_PASSAGE_CHARS)
+        text = text[: cut if cut > 0 else MAX_PASSAGE_CHARS]
+    return Passage(id=f"p{index + 1}", page=page, text=text, truncated=truncated)
 
 
 def format_passages(passages: list[Passage]) -> str:

@@ -6,6 +6,7 @@ Messages API response body. A request that matches no fixture raises
 replayed); the real SDK and the real interpretation code run on the recorded bytes, only
 the HTTP transport is replaced.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,18 +59,25 @@ class RecordedResponses:
         claim_text = _last_text(body)
         for fixture in self.by_body.values():
             if _last_text(fixture["request"]) == claim_text:
-                changed = sorted(k for k in set(body) | set(fixture["request"])
-                                 if body.get(k) != fixture["request"].get(k))
-                return (f"no recording matches this request; {fixture['path']} has the same "
-                        f"claim but differs in {changed} (prompt or model changed? re-record)")
+                changed = sorted(
+                    k
+                    for k in set(body) | set(fixture["request"])
+                    if body.get(k) != fixture["request"].get(k)
+                )
+                return (
+                    f"no recording matches this request; {fixture['path']} has the same "
+                    f"claim but differs in {changed} (prompt or model changed? re-record)"
+                )
         return f"no recording in {self.folder} matches this request (sha256 {body_sha256(body)})"
 
     def model(self) -> str:
         """The one model the recordings were made with."""
         models = {fixture["request"].get("model") for fixture in self.by_body.values()}
         if len(models) != 1:
-            raise ValueError(f"{self.folder}: recordings name models {sorted(map(str, models))}; "
-                             "pass model= explicitly")
+            raise ValueError(
+                f"{self.folder}: recordings name models {sorted(map(str, models))}; "
+                "pass model= explicitly"
+            )
         return str(models.pop())
 
     def transport(self) -> httpx2.MockTransport:
@@ -91,13 +99,21 @@ def _last_text(body: dict[str, Any]) -> str | None:
 class ReplayJudge:
     """An :class:`AnthropicJudge` whose answers come from recorded responses."""
 
-    def __init__(self, folder: str | Path, *, model: str | None = None,
-                 store: Store | None = None, prompt: Prompt | None = None):
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        model: str | None = None,
+        store: Store | None = None,
+        prompt: Prompt | None = None,
+    ):
         self.recordings = RecordedResponses(folder)
         model = model or self.recordings.model()
         client = anthropic.Anthropic(
-            api_key="replay-no-key", max_retries=0,
-            http_client=httpx2.Client(transport=self.recordings.transport()))
+            api_key="replay-no-key",
+            max_retries=0,
+            http_client=httpx2.Client(transport=self.recordings.transport()),
+        )
         self._judge = AnthropicJudge(AnthropicCaller(client, model, store), prompt)
 
     def has_recording(self, request: JudgeRequest) -> bool:
@@ -126,10 +142,15 @@ class RecordingTransport(httpx2.BaseTransport):
             payload = {"unparsed_text": response.text}
         fixture = {
             "provenance": f"recorded from a live call on {datetime.now(UTC).date().isoformat()}",
-            "status_code": response.status_code, "request": body, "response": payload,
+            "status_code": response.status_code,
+            "request": body,
+            "response": payload,
         }
         path = self.folder / f"{body_sha256(body)[:16]}.json"
         path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        headers = [(k, v) for k, v in response.headers.items()
-                   if k.lower() not in {"content-encoding", "content-length", "transfer-encoding"}]
+        headers = [
+            (k, v)
+            for k, v in response.headers.items()
+            if k.lower() not in {"content-encoding", "content-length", "transfer-encoding"}
+        ]
         return httpx2.Response(response.status_code, headers=headers, content=response.content)

@@ -4,6 +4,7 @@ The model sees a few passages, not the whole paper: this keeps prompts small and
 evidence reproducible. Tokenising is done here (lower-case words, English stop words, a
 light suffix folding) so that queries and passages share one vocabulary.
 """
+
 from __future__ import annotations
 
 import logging
@@ -19,8 +20,8 @@ logger = logging.getLogger(__name__)
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CITATION_MARKER = re.compile(
-    r"<\|\w+\|>"                                   # corpus markers such as <|multi_cit|>
-    r"|\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]"           # [12], [3–5], [1, 4]
+    r"<\|\w+\|>"  # corpus markers such as <|multi_cit|>
+    r"|\[\s*\d+(?:\s*[-\u2013,]\s*\d+)*\s*\]"  # [12], [3-5] (en dash too), [1, 4]
     r"|\(\s*[A-Z][^()]{0,80}?\b(?:19|20)\d{2}[a-z]?\s*\)"  # (Smith et al., 2010)
 )
 _STOPWORDS = frozenset(STOPWORDS_EN)
@@ -70,7 +71,12 @@ class PassageIndex:
         scores = self.scores(claim)
         order = sorted(range(len(scores)), key=lambda i: (-float(scores[i]), i))
         return [
-            Candidate(passage_id=self.passages[i].id, page=self.passages[i].page,
-                      score=round(float(scores[i]), 4), text=self.passages[i].text)
-            for i in order[:k] if scores[i] > 0
+            Candidate(
+                passage_id=self.passages[i].id,
+                page=self.passages[i].page,
+                score=round(float(scores[i]), 4),
+                text=self.passages[i].text,
+            )
+            for i in order[:k]
+            if scores[i] > 0
         ]

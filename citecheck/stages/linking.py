@@ -19,6 +19,7 @@ class LinkReferences:
         if extraction is None:
             if section.items:
                 section.reason = ctx.data.get("fulltext_reason") or "no_full_text"
+                section.status = "partial"
             return StageResult("skipped", ctx.data.get("fulltext_reason") or "no_full_text")
         printed = [ref.printed for ref in extraction.references]
         registry_refs = ctx.data.get("registry_refs") or []

@@ -11,7 +11,8 @@ accepted only inside the result grammar and noted on the item).
 
 Additions over statcheck: degrees of freedom set as subscripts, which lose their parentheses in
 extracted text (``F 2,25 = 7.90, P = 0.002``, ``t 7 = 5.52``; a subscript t needs df >= 3 so that
-time points such as ``t1``/``t2`` are not read as tests), plural forms (``ts(38)``, ``Fs(1, 248)``, ``ps > .28``), ``p`` written
+time points such as ``t1``/``t2`` are not read as tests), ``t = 5.04, df = 12, p = .0001``,
+plural forms (``ts(38)``, ``Fs(1, 248)``, ``ps > .28``), ``p`` written
 ``P``, up to two "label = number" clauses between the statistic and its p
 (``F(2, 70) = 4.48, MSE = 6.61, p < .02``), and ``p < . 001``.
 """
@@ -50,12 +51,14 @@ _RESULT = re.compile(
       | (?P<z>[zZ])s?
       | F\s?(?P<df1_fsub>\d+)\s?,\s?(?P<df2_fsub>{_DF})(?=\s?[=<>])   # subscript dfs: F 2,25 = 7.90
       | t\s?(?P<df_tsub>[3-9]|[1-9]\d+(?:\.\d+)?)(?=\s?[=<>])        # t 7 = 5.52 (not t1, t2: times)
+      | (?P<tbare>t)(?=\s?[=<>])                                        # t = 5.04, df = 12, p = ...
     )
     {_SPACE_OR_JUNK}(?P<tcomp>{_COMP})
     (?P<gap>[^\w.,;:()\[\]=<>]{{0,6}})
     (?P<value>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|{_NUM})
     (?![\d.]\d)
     \s?(?:[,;(\[]|\s)\s*
+    (?(tbare)df\s?=\s?(?P<df_after>{_DF})\s?[,;]\s*|)
     (?P<between>(?:(?![pP]s?\b)[A-Za-z\u0370-\u03ff][A-Za-z\u0370-\u03ff\u00b22_ ]{{0,10}}
         \s?=\s?-?\s?{_NUM}\s?[,;]\s*){{0,2}})
     (?:
@@ -132,6 +135,8 @@ def _statistic_and_df(match: re.Match[str]) -> tuple[str, float | None, float | 
         return "F", float(match.group("df1_fsub")), float(match.group("df2_fsub"))
     if match.group("df_tsub"):
         return "t", None, float(match.group("df_tsub"))
+    if match.group("df_after"):
+        return "t", None, float(match.group("df_after"))
     return None
 
 

@@ -39,11 +39,13 @@ _HEADING = re.compile(
     re.IGNORECASE,
 )
 _END_HEADING = re.compile(
-    r"^(?:[\dA-Z]+\.?\s+)?(?:appendix|appendices|annex|supplementary(?: material| information| data)?|"
-    r"supporting information|tables?|figures?|figure legends|figure captions|"
-    r"about the authou?rs?|authors?'? (?:biograph\w*|information|contributions?)|"
-    r"biographical note|notes on contributors|acknowledge?ments?|abbreviations|"
-    r"index|endnotes)\b.{0,40}$",
+    r"^(?:(?:\d+|[IVX]+|[A-Z])\.?\s+)?(?:"
+    r"(?:appendix|appendices|annex|supplementary\s+\w+|supporting information)\b.{0,40}|"
+    r"(?:tables?|figures?|figure legends|figure captions|about the authou?rs?|"
+    r"authors?'? (?:biograph\w*|information|contributions?|notes?)|authors?|contact|citation|"
+    r"correspondence|corresponding authors?|funding|conflicts? of interest|competing interests|"
+    r"declarations?|data availability|additional information|biographical notes?|"
+    r"notes on contributors|acknowledge?ments?|abbreviations|index|endnotes)\s*:?)$",
     re.IGNORECASE,
 )
 _LABELS = {
@@ -56,6 +58,8 @@ _AUTHOR_START = re.compile(
     r"^(?:[A-Z\u00C0-\u024F][\w\u00C0-\u024F'’\-]*(?:\s(?:van|von|de|der|den|la|le|du|da|di|dos))?"
     r"(?:[,\s]|$)|[a-z]{1,3}\s[A-Z]|[A-Z]\.|_{2,}|-{2,}|—|\(|“|\")"
 )
+# "JANE DOE is a sociologist at…": contributor notes set after the references.
+_BIOGRAPHY = re.compile(r"^[A-Z][A-Z.'\-]+(?: [A-Z][A-Z.'\-]+)+ (?:is|was|has|holds|teaches)\b")
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
 _ENTRY_END = re.compile(r"([.)\]]|\d|https?://\S+|doi\S+|[A-Za-z]{2,})\s*$")
 
@@ -99,6 +103,8 @@ def _section_lines(pages: list[PageLines]) -> list[_Located]:
     for item in located[start:]:
         text = item.line.text.strip()
         if section and len(text) <= 60 and _END_HEADING.match(text) and not text.endswith("."):
+            break
+        if section and _BIOGRAPHY.match(text):
             break
         section.append(item)
     return _cut_at_size_change(section)
