@@ -12,8 +12,8 @@ and digits only, lower case, labels removed) have a rapidfuzz ratio >= 85; each 
 matches at most one gold item (best first). A Crossref item matches an extracted entry
 that prints its DOI, or, when the item has author/year/title, one that contains the
 surname and year and the title (partial ratio >= 85). A DOI-only Crossref item whose DOI
-is not printed is matched by position (the n-th entry), because the list order is the
-printed order. Recall = matched gold / gold; precision = matched entries / entries.
+is not printed is matched by position (the n-th entry, shifted by the offset of the last
+item matched on content), because the list order is the printed order. Recall = matched gold / gold; precision = matched entries / entries.
 Misses (gold not found, entries matching nothing) go to the misses file.
 """
 
@@ -98,6 +98,7 @@ def match_crossref(name: str, gold: list[dict], extracted: list[str]) -> Score:
     lowered = [e.lower() for e in extracted]
     folded = [canonical(e) for e in extracted]
     used: set[int] = set()
+    offset = 0  # printed index minus gold index at the last anchored match
     for position, item in enumerate(gold):
         hit = None
         doi = (item.get("DOI") or "").lower()
@@ -113,12 +114,17 @@ def match_crossref(name: str, gold: list[dict], extracted: list[str]) -> Score:
                 if not title or fuzz.partial_ratio(title, key) >= THRESHOLD:
                     hit = i
                     break
+        anchored = hit is not None
         if hit is None and doi and not (item.get("author") or item.get("unstructured")):
-            if position < len(extracted) and position not in used:
-                hit = position
+            # Not printed with its DOI: align by order, shifted like the last anchor.
+            guess = position + offset
+            if 0 <= guess < len(extracted) and guess not in used:
+                hit = guess
         if hit is None:
             score.misses.append(f"{name}\tMISSED\t{json.dumps(item, ensure_ascii=False)}")
             continue
+        if anchored:
+            offset = hit - position
         used.add(hit)
     score.found = score.correct = len(used)
     score.misses += [f"{name}\tEXTRA\t{extracted[i]}" for i in range(len(extracted)) if i not in used]

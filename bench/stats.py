@@ -13,13 +13,17 @@ Run: /work/venv/bin/python bench/stats.py [--no-fp]
    (``extract_apa = 1``); the 24 rows with a coded ``error``/``decision_error`` are also
    compared on consistency.
 3. False positives: every item flagged inconsistent in the text of the corpus PDFs under
-   ``B-pdfs-with-gold-references`` is listed for a person to check by hand.
+   ``B-pdfs-with-gold-references`` is listed for a person to check by hand (text from
+   ``citecheck.text.extract_pdf`` when it exists, else pdfplumber).
+4. The same over the 6,123 sentence sets and claims of ``D-citation-support/citation-integrity``
+   (biomedical prose, rich in "n/N (x%)"), which PDFs in B rarely contain.
 """
 from __future__ import annotations
 
 import argparse
 import csv
 import html
+import json
 import math
 import re
 import sys
@@ -30,7 +34,7 @@ from pathlib import Path
 import pdfplumber
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
-from citecheck.stats import (  # noqa: E402
+from citecheck.stats import (
     StatisticsResult,
     StatItem,
     check_pages,
@@ -65,7 +69,7 @@ class _TextOnly(HTMLParser):
         self.parts: list[str] = []
         self._skip = 0
 
-    def handle_starttag(self, tag: str, attrs: list) -> None:
+    def handle_starttag(self, tag: str, attrs: list) -> None:  # noqa: ARG002 - HTMLParser API
         if tag in ("style", "script"):
             self._skip += 1
         elif tag in ("p", "br", "div", "li", "tr"):
@@ -94,9 +98,13 @@ def pdf_pages(path: Path) -> list[tuple[int, str]]:
     if extract_pdf is not None:
         try:
             document = extract_pdf(path.read_bytes())
-            return [(page.number, page.text) for page in document.pages]
-        except Exception as error:  # noqa: BLE001 - fall back and say so
-            print(f"  (citecheck.text.extract_pdf failed on {path.name}: {error!r}; pdfplumber)")
+        except Exception as error:
+            print(f"  (citecheck.text.extract_pdf raised on {path.name}: {error!r}; pdfplumber)")
+        else:
+            if document.status != "failed":
+                return [(page.number, page.text) for page in document.pages]
+            print(f"  (citecheck.text.extract_pdf failed on {path.name}: {document.reason}; "
+                  "pdfplumber)")
     with pdfplumber.open(path) as pdf:
         return [(i, page.extract_text() or "") for i, page in enumerate(pdf.pages, start=1)]
 
@@ -104,7 +112,8 @@ def pdf_pages(path: Path) -> list[tuple[int, str]]:
 def same_result(item: StatItem, row: dict[str, str]) -> bool:
     if item.kind != "test_statistic" or item.statistic != gold_type(row["test_type"]):
         return False
-    if item.value is None or not math.isclose(item.value, as_float(row["test_value"]) or 0.0, abs_tol=1e-9):
+    gold_value = as_float(row["test_value"])
+    if item.value is None or gold_value is None or not math.isclose(item.value, gold_value):
         return False
     for ours, theirs in ((item.df1, row["df1"]), (item.df2, row["df2"])):
         gold = as_float(theirs)
@@ -133,7 +142,8 @@ def bench_test_papers() -> None:
     for path in sorted((STATCHECK / "test_dir").glob("Paper*")):
         if path.suffix not in (".pdf", ".htm"):
             continue
-        result = check_pages(pdf_pages(path)) if path.suffix == ".pdf" else check_text(html_text(path))
+        pages = pdf_pages(path) if path.suffix == ".pdf" else [(1, html_text(path))]
+        result = check_pages(pages)
         tests = [item for item in result.items if item.kind == "test_statistic"]
         rows = by_file.get(path.name, [])
         total += len(rows)
@@ -158,7 +168,7 @@ def bench_test_papers() -> None:
             print(f"  EXTRA {path.name}: {item.text!r}")
         print(f"  {path.name:28s} gold {len(rows)}  read {len(tests)}  other items "
               f"{len(result.items) - len(tests)}")
-    print(f"  extracted:               {pct(found, total)}  (extra results not in gold: {spurious})")
+    print(f"  extracted:               {pct(found, total)}  (results not in gold: {spurious})")
     print(f"  consistent/inconsistent: {pct(consistent_agree, found)} agree with gold")
     print(f"  decision errors:         {pct(decision_agree, found)} agree with gold")
     overall = found + consistent_agree + decision_agree
@@ -225,6 +235,35 @@ def bench_false_positives() -> None:
               f"recomputed {item.recomputed:.4g}" + (f" ({item.note})" if item.note else ""))
 
 
+def bench_sentences() -> None:
+    print("== 4. items flagged inconsistent in the citation-integrity sentences and claims")
+    base = CORPUS / "D-citation-support" / "citation-integrity" / "data" / "Citation-Integrity"
+    if not base.exists():
+        print("  (not available)")
+        return
+    texts: list[str] = []
+    for line in (base / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
+        texts.append(" ".join(json.loads(line).get("abstract") or []))
+    for name in ("claims_train.jsonl", "claims_dev.jsonl", "claims_test.jsonl"):
+        for line in (base / name).read_text(encoding="utf-8").splitlines():
+            texts.append(json.loads(line).get("claim", ""))
+    started = time.perf_counter()
+    results = [check_text(text) for text in texts]
+    seconds = time.perf_counter() - started
+    kinds: dict[str, int] = {}
+    flagged = [item for result in results for item in result.items if not item.consistent]
+    for result in results:
+        for item in result.items:
+            kinds[item.kind] = kinds.get(item.kind, 0) + 1
+    characters = sum(len(text) for text in texts)
+    print(f"  {len(texts)} texts, {characters / 1e6:.1f} M characters, {seconds:.1f} s")
+    print(f"  items: {kinds}")
+    print(f"  flagged inconsistent: {len(flagged)}")
+    for item in flagged:
+        print(f"  - [{item.kind}] {item.text!r}: reported {item.reported}, "
+              f"recomputed {item.recomputed:.4g}" + (f" ({item.note})" if item.note else ""))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-fp", action="store_true", help="skip the corpus PDF scan")
@@ -236,6 +275,7 @@ def main() -> int:
     bench_hand_extracted()
     if not args.no_fp:
         bench_false_positives()
+    bench_sentences()
     return 0
 
 

@@ -36,7 +36,7 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ANTHROPIC_API_KEY", "CITECHECK_ANTHROPIC_API_KEY"),
         description="Anthropic API key for the claim judge; without it claims are not judged.",
     )
-    judge_model: str = Field(default="claude-sonnet-4-5", description="Model of the claim judge.")
+    judge_model: str = Field(default="claude-sonnet-4-6", description="Model of the claim judge.")
     llm_timeout_s: float = Field(default=60.0, description="Per-call timeout of the model API.")
     llm_max_retries: int = Field(default=2, description="SDK retries of a failed model call.")
 
@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     max_redirects: int = Field(default=5, description="Redirect hops followed for a PDF.")
     pdf_deadline_s: float = Field(default=120.0, description="Total deadline of one PDF download.")
 
+    max_cited_fulltexts: int = Field(
+        default=10, description="Cited works whose open PDF is fetched to check claims against.")
     max_cited_by: int = Field(default=200, description="Citing works listed (true total kept).")
     openalex_batch_size: int = Field(default=50, description="Ids per OpenAlex OR-filter (≤100).")
     parse_timeout_s: float = Field(default=120.0, description="Wall-clock limit of PDF parsing.")

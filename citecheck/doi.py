@@ -20,9 +20,10 @@ _PREFIXES = re.compile(
     re.IGNORECASE,
 )
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _TRAILING = ".,;:"
-_LOOKALIKE_NAMES = ("HYPHEN", "DASH", "SPACE", "ZERO WIDTH", "MINUS", "SOLIDUS", "FULL STOP",
-                    "QUOTATION", "APOSTROPHE")
+_LOOKALIKE_NAMES = ("HYPHEN", "DASH", "SPACE", "ZERO WIDTH", "MINUS", "SOLIDUS", "SLASH",
+                    "FULL STOP", "QUOTATION", "APOSTROPHE")
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,15 @@ def _strip_trailing(doi: str) -> str:
     return doi
 
 
+def _decode_once(text: str) -> str:
+    """Undo URL-encoding, but only when that leaves no escape behind: ``10.1000%2Fabc`` is
+    decoded, ``10.1000/a%2525`` is kept, so normalising a normalised DOI changes nothing."""
+    if "%" not in text:
+        return text
+    decoded = unquote(text)
+    return text if _ESCAPE.search(decoded) else decoded
+
+
 def _suspicious_chars(text: str) -> tuple[str, ...]:
     found = []
     for ch in text:
@@ -48,7 +58,9 @@ def _suspicious_chars(text: str) -> tuple[str, ...]:
             continue
         name = unicodedata.name(ch, "UNKNOWN")
         category = unicodedata.category(ch)
-        if category in ("Zs", "Cf", "Cc") or any(part in name for part in _LOOKALIKE_NAMES):
+        compatible = unicodedata.normalize("NFKC", ch)
+        if (category in ("Zs", "Cf", "Cc") or any(part in name for part in _LOOKALIKE_NAMES)
+                or (compatible.isascii() and compatible.isprintable())):
             found.append(f"U+{ord(ch):04X} {name}")
     return tuple(dict.fromkeys(found))
 
@@ -57,9 +69,7 @@ def parse_doi(text: str) -> ParsedDOI:
     """Parse any common spelling of a DOI; raise ``InvalidDOIError`` for a non-DOI."""
     if not isinstance(text, str):
         raise InvalidDOIError("a DOI must be a string")
-    raw = text.strip()
-    if "%" in raw:
-        raw = unquote(raw)
+    raw = _decode_once(text.strip())
     raw = _PREFIXES.sub("", raw.strip()).strip()
     suspicious = _suspicious_chars(raw)
     if suspicious:
@@ -95,8 +105,13 @@ def try_normalize_doi(text: str | None) -> str | None:
 
 
 def crossref_path(doi: str) -> str:
-    """The DOI as one path segment of ``/works/{doi}`` (slashes kept, everything else encoded)."""
-    return quote(doi, safe="/")
+    """The DOI as one path segment of ``/works/{doi}`` (slashes kept, everything else encoded).
+
+    Trailing slashes are sent as ``%2F``: habanero strips ``/`` from the end of the URL, which
+    would silently ask for another DOI."""
+    path = quote(doi, safe="/")
+    bare = path.rstrip("/")
+    return bare + "%2F" * (len(path) - len(bare))
 
 
 def openalex_path(doi: str) -> str:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from .embed import script_safe_json
 from .plaintext import safe_http_url
-from .report import CitingWork, Claim, RefItem, Report
+from .report import CitingWork, Claim, RefItem, Report, StatItem
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +62,8 @@ padding:.6rem .9rem}.muted,.meta{color:var(--muted);font-size:.9rem}
 border-radius:1rem;padding:0 .5rem;margin-right:.3rem;white-space:nowrap}
 .ok{color:var(--ok)}.warn{color:var(--warn)}.bad{color:var(--bad)}.info{color:var(--info)}
 .signals{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:.75rem}
-.signal{border:1px solid var(--line);border-radius:.4rem;padding:.6rem .8rem}
+.signal{border:1px solid var(--line);border-radius:.4rem;padding:.6rem .8rem;
+overflow-wrap:anywhere}
 .signal b{display:block;font-size:1.05rem}
 .claim,.ref{border-top:1px solid var(--line);padding:.7rem 0;break-inside:avoid}
 blockquote{margin:.4rem 0;padding:.2rem .8rem;border-left:3px solid var(--line)}
@@ -177,8 +178,8 @@ def _signals(report: Report) -> str:
         cites_line = f"{counts.registry} in the registry"
         detail = e(refs.reason) or "no printed reference list was read"
     cites = (f'<div class="signal"><span class="muted">Cites</span><b>{e(cites_line)}</b>'
-             f"{e(detail)}<br>{counts.retracted} retracted · {counts.self_citations} "
-             "self-citations</div>")
+             f"{e(detail)}<br>{counts.retracted} retracted · self-citations: "
+             f"{counts.self_citations}</div>")
     checked = [s for s in stats.items if s.consistent is not None]
     bad = sum(1 for s in checked if s.consistent is False)
     errors = sum(1 for s in checked if s.decision_error)
@@ -245,9 +246,7 @@ def _statistics(report: Report) -> str:
                 f"{_empty(stats.reason or stats.status)}</section>")
     rows = "".join(
         f"<tr><td>{e(s.kind.replace('_', ' '))}</td><td>{e(s.text)}</td><td>{e(s.page)}</td>"
-        f"<td>{e(s.reported)}</td><td>{e(s.recomputed)}</td><td>"
-        f"{badge('consistent', 'ok') if s.consistent else badge('inconsistent', 'bad') if s.consistent is False else badge('not checked', 'muted')}"
-        f"{badge('decision error', 'bad') if s.decision_error else ''}</td></tr>"
+        f"<td>{e(s.reported)}</td><td>{e(s.recomputed)}</td><td>{_stat_result(s)}</td></tr>"
         for s in stats.items)
     return ('<section id="statistics"><h2>Statistics self-check</h2><p class="muted">'
             "Percentages, sums, differences and test statistics recomputed from the paper’s "
@@ -256,11 +255,21 @@ def _statistics(report: Report) -> str:
             f"<tbody>{rows}</tbody></table></section>")
 
 
-def _work_line(title: str | None, authors: list[str], year: int | None, venue: str | None,
-               doi: str | None, cited_by: int | None) -> str:
+def _stat_result(item: StatItem) -> str:
+    if item.consistent is None:
+        result = badge("not checked", "muted")
+    else:
+        result = badge("consistent", "ok") if item.consistent else badge("inconsistent", "bad")
+    return result + (badge("decision error", "bad") if item.decision_error else "")
+
+
+def _work_line(work: RefItem | CitingWork, title: str | None) -> str:
+    """Title, then authors (year) · venue · DOI · citations, as in the seed page."""
+    authors, cited_by = work.authors, work.cited_by_count
     names = ", ".join(e(a) for a in authors[:6]) + (", et al." if len(authors) > 6 else "")
-    bits = [x for x in (names + (f" ({year})" if year else ""), e(venue), doi_link(doi),
-                        f"Cited by {cited_by:,}" if cited_by is not None else "") if x]
+    bits = [x for x in (names + (f" ({work.year})" if work.year else ""), e(work.venue),
+                        doi_link(work.doi), f"Cited by {cited_by:,}" if cited_by is not None
+                        else "") if x]
     return (f"<div>{f'<strong>{e(title)}</strong>' if title else ''}</div>"
             f'<div class="meta">{" · ".join(bits)}</div>')
 
@@ -278,7 +287,7 @@ def _ref(item: RefItem) -> str:
     printed = (f'<div class="meta">Printed: {e(item.printed)}</div>'
                if item.printed and item.title else "")
     return (f'<div class="ref" id="{e(item.id)}">{flags}'
-            f"{_work_line(item.title or item.printed, item.authors, item.year, item.venue, item.doi, item.cited_by_count)}"
+            f"{_work_line(item, item.title or item.printed)}"
             f"{printed}{f'<ul>{diffs}</ul>' if diffs else ''}</div>")
 
 
@@ -304,8 +313,7 @@ def _reason(reason: str | None) -> str:
 def _citing(work: CitingWork) -> str:
     flags = (badge("Retracted", "bad") if work.retracted else "") + (
         badge("Self-citation", "info") if work.self_citation else "")
-    return (f'<div class="ref">{flags}{_work_line(work.title, work.authors, work.year, work.venue, work.doi, work.cited_by_count)}'
-            "</div>")
+    return f'<div class="ref">{flags}{_work_line(work, work.title)}</div>'
 
 
 def _cited_by(report: Report) -> str:

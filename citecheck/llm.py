@@ -139,7 +139,7 @@ def _template_identifiers(template: string.Template) -> set[str]:
 def load_prompt(name: str) -> Prompt:
     """Load ``<name>.md`` from the installed package, else from the repository's ``prompts/``."""
     filename = f"{name}.md"
-    packaged = resources.files("citecheck").joinpath("prompts", filename)
+    packaged = resources.files("citecheck").joinpath("prompts").joinpath(filename)
     if packaged.is_file():
         return parse_prompt(packaged.read_text(encoding="utf-8"), filename)
     local = REPO_PROMPTS_DIR / filename

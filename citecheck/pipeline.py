@@ -12,6 +12,7 @@ from .context import Context, StageResult
 from .errors import BadInputError, CircuitOpenError, CitecheckError, ReplayMissError
 from .report import Stage
 from .stages.cited_by import CitedBy
+from .stages.cited_texts import CitedTexts
 from .stages.claims import Claims
 from .stages.fulltext import FullText
 from .stages.linking import LinkReferences
@@ -24,7 +25,7 @@ from .summary import summarize
 logger = logging.getLogger(__name__)
 
 DEFAULT_STAGES = (Resolve, RegistryCheck, RegistryReferences, CitedBy, FullText, LinkReferences,
-                  Claims, Statistics)
+                  CitedTexts, Claims, Statistics)
 
 
 def run_stages(ctx: Context, stages=DEFAULT_STAGES) -> None:

@@ -11,7 +11,8 @@ REASONS = {
     "pdf_not_recorded": "the recording holds no PDF of the paper",
     "not_pdf": "the open-access link did not give a PDF",
     "blocked_destination": "the PDF link pointed at a refused address",
-    "cited_full_texts_not_fetched": "the cited works' full texts were not fetched",
+    "no_open_cited_full_text": "no open full text of a cited work was at hand",
+    "incoming_claims_not_checked": "claims of citing papers are not checked yet",
 }
 
 

@@ -134,7 +134,6 @@ def test_g2_openalex_4xx_with_api_key_in_the_url_logs_it_redacted(sim, tmp_path,
     assert response.status == 403
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "api_key=REDACTED" in logged and unregistered not in logged
-    assert unregistered not in response.url or "api_key" in response.url  # caller's own URL
     assert redact_url(f"https://x.org/w?api_key={unregistered}&page=2") == \
         "https://x.org/w?api_key=REDACTED&page=2"
 
@@ -181,3 +180,13 @@ def test_g3_invalid_openalex_key_401_is_not_retried_and_fails_cleanly(sim, tmp_p
         OpenAlexSource(HttpClient(settings, sleep=lambda _s: None), settings).work("10.5555/k")
     assert sim.count() == 1
     assert leaks("".join(traceback.format_exception(caught.value))) == []
+
+
+@pytest.mark.xfail(strict=True, reason="sources/openalex.py maps pyalex's QueryError for a 401 to "
+                   "reason bad_json; G3 wants a config error naming OPENALEX_API_KEY")
+def test_g3_invalid_openalex_key_names_the_variable(sim, tmp_path):
+    settings = canary_settings(sim, tmp_path)
+    sim.script(".", [respond(401, '{"error":"Invalid API key","message":"Check your API key."}')])
+    with pytest.raises(SourceError) as caught:
+        OpenAlexSource(HttpClient(settings, sleep=lambda _s: None), settings).work("10.5555/k")
+    assert "OPENALEX_API_KEY" in str(caught.value)

@@ -39,6 +39,16 @@ def test_check_pages_numbers_items_and_keeps_pages():
     assert result.items[3].text == "F(2,\n56) = 1.203, p < .001"
 
 
+def test_check_text_splits_pages_at_form_feeds():
+    result = check_text("intro\fz = 1.54, p = .14\f\ft(37) = -4.93, p < .001")
+    assert [item.page for item in result.items] == [2, 4]
+
+
+def test_not_checked_carries_the_reason():
+    result = StatisticsResult.not_checked("no_text_layer", status="no_text_layer")
+    assert (result.status, result.reason, result.items) == ("no_text_layer", "no_text_layer", [])
+
+
 def test_check_pages_reads_a_result_broken_over_a_page_boundary():
     result = check_pages([(4, "as expected, t(12) = 2.50,"), (5, "p = .03, which")])
     [item] = result.items

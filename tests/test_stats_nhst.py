@@ -81,7 +81,8 @@ def test_compute_p_matches_textbook_values():
     assert compute_p("F", 4.0, 1, 20) == pytest.approx(0.05926518, rel=1e-5)
     assert compute_p("chi2", 3.841459, 1, None) == pytest.approx(0.05, rel=1e-6)
     # r(46) = .34 is t(46) = .34 * sqrt(46 / (1 - .34^2))
-    assert compute_p("r", 0.34, None, 46) == pytest.approx(compute_p("t", 2.4518, None, 46), rel=1e-3)
+    expected = compute_p("t", 2.4518, None, 46)
+    assert compute_p("r", 0.34, None, 46) == pytest.approx(expected, rel=1e-3)
 
 
 @pytest.mark.parametrize(

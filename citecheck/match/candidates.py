@@ -76,7 +76,7 @@ def _first(value: Any) -> Any:
 
 
 def _year(value: Any) -> int | None:
-    match = re.search(r"\b(1[5-9]\d\d|20\d\d)\b", str(value)) if value else None
+    match = re.search(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)", str(value)) if value else None
     return int(match.group(1)) if match else None
 
 
@@ -151,7 +151,7 @@ def candidate_from_crossref_work(
     """A candidate from a Crossref ``/works`` message (a work record or a search item)."""
     authors = []
     for person in message.get("author") or []:
-        family = person.get("family") or family_name(person.get("name") or "")
+        family = person.get("family") or (person.get("name") or "").strip()
         if family:
             authors.append(family)
     updated_by = message.get("updated-by") or []

@@ -29,6 +29,7 @@ from citecheck.match.models import (
 )
 from citecheck.match.scoring import (
     CandidateProfile,
+    cached_profile,
     PairScore,
     PrintedProfile,
     profile_candidate,
@@ -152,7 +153,7 @@ def best_search_hit(
     ``search_accept`` and beat the best hit with another DOI by ``search_margin``.
     """
     keys = set(_identifier_key(printed))
-    scored = [(profile_candidate(c), c) for c in hits]
+    scored = [(cached_profile(c), c) for c in hits]
     for profile, candidate in scored:
         shared = keys.intersection(_identifiers_of(candidate))
         if shared:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -36,6 +37,7 @@ class PrintedProfile:
 
     parsed: ParsedReference
     norm: str
+    compact: str
     tokens: frozenset[str]
     numbers: frozenset[str]
     years: frozenset[int]
@@ -79,9 +81,13 @@ def profile_printed(printed: str, parsed: ParsedReference | None = None) -> Prin
     parsed = parsed or parse_reference(printed)
     norm = normalize_text(printed)
     tokens = frozenset(norm.split())
-    numbers = frozenset(t for t in tokens if t.isdigit() or re.fullmatch(r"[a-z]?\d+", t))
+    # Digit runs inside glued tokens count too: OCR noise prints "47(15)" as "47H15)".
+    numbers = frozenset(
+        [t for t in tokens if re.fullmatch(r"[a-z]?\d+", t)] + re.findall(r"\d+", norm)
+    )
     years = frozenset(int(t[:4]) for t in tokens if _YEAR.match(t))
-    return PrintedProfile(parsed=parsed, norm=norm, tokens=tokens, numbers=numbers, years=years)
+    return PrintedProfile(parsed=parsed, norm=norm, compact=norm.replace(" ", ""),
+                          tokens=tokens, numbers=numbers, years=years)
 
 
 def _number(value: str | None) -> str | None:
@@ -114,6 +120,28 @@ def profile_candidate(candidate: Candidate) -> CandidateProfile:
     )
 
 
+_PROFILE_CACHE: OrderedDict[int, tuple[Candidate, CandidateProfile]] = OrderedDict()
+_PROFILE_CACHE_SIZE = 50_000
+
+
+def cached_profile(candidate: Candidate) -> CandidateProfile:
+    """``profile_candidate`` memoised by object identity (search hits repeat across strings).
+
+    The cache keeps a reference to the candidate, so an id cannot be reused while cached;
+    candidates are treated as immutable once built.
+    """
+    key = id(candidate)
+    hit = _PROFILE_CACHE.get(key)
+    if hit is not None and hit[0] is candidate:
+        _PROFILE_CACHE.move_to_end(key)
+        return hit[1]
+    profile = profile_candidate(candidate)
+    _PROFILE_CACHE[key] = (candidate, profile)
+    if len(_PROFILE_CACHE) > _PROFILE_CACHE_SIZE:
+        _PROFILE_CACHE.popitem(last=False)
+    return profile
+
+
 def title_similarity(title_norm: str, title_tokens: tuple[str, ...], printed: PrintedProfile) -> float:
     """How much of a candidate title appears in the printed string (0–1).
 
@@ -134,7 +162,8 @@ def _name_found(name: str, printed: PrintedProfile) -> bool:
     if name in printed.tokens:
         return True
     if len(name) >= 5:
-        return fuzz.partial_ratio(name, printed.norm) >= 88
+        # Noise splits names ("Compto n"): look in the string without spaces as well.
+        return name in printed.compact or fuzz.partial_ratio(name, printed.norm) >= 88
     return False
 
 
@@ -151,10 +180,12 @@ def author_similarity(profile: CandidateProfile, printed: PrintedProfile) -> flo
 
 def venue_similarity(words: tuple[str, ...], printed: PrintedProfile) -> float:
     """Share of venue words printed in full or abbreviated ("Phys. Rev." for "Physical Review")."""
-    long_tokens = [t for t in printed.tokens if len(t) >= 3 and not t.isdigit()]
+    long_tokens = [t for t in printed.tokens if len(t) >= 2 and not t.isdigit()]
     found = 0
     for word in words:
-        if word in printed.tokens or any(
+        if word == "journal" and "j" in printed.tokens:
+            found += 1
+        elif word in printed.tokens or any(
             word.startswith(t) or (len(word) >= 3 and t.startswith(word)) for t in long_tokens
         ):
             found += 1

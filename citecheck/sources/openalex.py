@@ -22,7 +22,8 @@ from . import transports
 logger = logging.getLogger(__name__)
 
 REFERENCE_FIELDS = ["id", "doi", "title", "display_name", "publication_year", "authorships",
-                    "primary_location", "biblio", "is_retracted", "cited_by_count", "ids", "type"]
+                    "primary_location", "biblio", "is_retracted", "cited_by_count", "ids", "type",
+                    "best_oa_location"]
 CITING_FIELDS = ["id", "doi", "title", "display_name", "publication_year", "authorships",
                  "primary_location", "cited_by_count", "is_retracted", "best_oa_location", "type"]
 MAX_OR_VALUES = 100

@@ -55,7 +55,8 @@ class Claims:
         if no_judge_reason:
             reasons.append(no_judge_reason)
         if not cited_texts:
-            reasons.append("cited_full_texts_not_fetched")
+            reasons.append("no_open_cited_full_text")
+        reasons.append("incoming_claims_not_checked")
         section.reason = ";".join(reasons) or None
         section.status = "partial" if reasons else "ok"
         return StageResult(section.status, section.reason)

@@ -44,6 +44,8 @@ class RegistryReferences:
         except SourceError as error:
             problems.append(f"openalex_{error.reason}")
         refs = merge_registry_references(crossref_refs, referenced, looked_up)
+        ctx.data["reference_works_by_doi"] = {
+            try_normalize_doi(w.get("doi")): w for w in referenced + looked_up if w.get("doi")}
         ctx.data["registry_refs"] = refs
         paper_keys = author_keys(ctx.report.work.authors)
         section = ctx.report.references

@@ -23,16 +23,16 @@ logger = logging.getLogger(__name__)
 
 
 def check_text(text: str, page: int = 1) -> StatisticsResult:
-    """Check one text whose page is unknown (reported as ``page``)."""
-    return check_pages([(page, text)])
+    """Check a plain text. Form feeds (pdftotext's page breaks) start new pages; without them
+    every item is on ``page``."""
+    chunks = text.split("\f")
+    return check_pages([(page + index, chunk) for index, chunk in enumerate(chunks)])
 
 
 def check_pages(pages: list[tuple[int, str]]) -> StatisticsResult:
     """Check a paper given as ``(page_number, text)`` pairs in reading order."""
     if not pages or not any(text.strip() for _, text in pages):
-        return StatisticsResult(
-            status="no_full_text", reason="no text was given to check", counts=_counts([])
-        )
+        return StatisticsResult.not_checked("no text was given to check")
     starts: list[int] = []
     numbers: list[int] = []
     chunks: list[str] = []

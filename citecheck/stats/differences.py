@@ -27,7 +27,8 @@ logger = logging.getLogger(__name__)
 _NUM = r"-?\d+(?:\.\d+)?"
 _UNIT = r"(?:\s?%|\s?[A-Za-z\u00b5]{1,6}(?:/[A-Za-z]{1,4})?)?"
 _FROM_TO = re.compile(
-    rf"\bfrom\s(?P<a>{_NUM})(?P<unit_a>{_UNIT})\s(?:to|up to|down to)\s(?P<b>{_NUM})(?P<unit_b>{_UNIT})"
+    rf"\bfrom\s(?P<a>{_NUM})(?P<unit_a>{_UNIT})\s(?:to|up to|down to)\s"
+    rf"(?P<b>{_NUM})(?P<unit_b>{_UNIT})"
     r"(?![\d.]\d)"
 )
 _UP = r"increase[sd]?|higher|greater|more|larger|rise|gain|improvement|growth|longer|faster"
@@ -87,7 +88,8 @@ def _change_near(text: str, span: re.Match[str]) -> tuple[re.Match[str], str, in
     after = text[span.end(): span.end() + _GAP_LIMIT + 30]
     before_start = max(0, span.start() - _GAP_LIMIT - 30)
     before = text[before_start: span.start()]
-    for kind, pattern in (("fold", _FOLD), ("percent", _PERCENT), ("by", _BY), ("diff", _DIFFERENCE)):
+    changes = (("fold", _FOLD), ("percent", _PERCENT), ("by", _BY), ("diff", _DIFFERENCE))
+    for kind, pattern in changes:
         for match in pattern.finditer(after):
             if match.start() <= _GAP_LIMIT and _GAP_OK.match(after[: match.start()]):
                 return match, kind, span.start(), span.end() + match.end()
@@ -131,6 +133,8 @@ def _pair(text: str, span: re.Match[str]) -> Finding | None:
         )
         if unit == "percentage points":
             percent_values, kind = True, "diff"
+    if kind in ("fold", "percent") and min(a.value, b.value) < 0:
+        return None  # ratios of signed values have no single reading
     return _verdict(text[start:end], start, end, kind, going_up, percent_values, a, b, c)
 
 

@@ -21,7 +21,7 @@ class StatItem(BaseModel):
     kind: ItemKind
     text: str = Field(description="The exact text that was matched, as it appears on the page.")
     page: int = Field(description="1-based page number the match starts on.")
-    reported: str | float = Field(description="The checked value as printed (e.g. '< .001', '33%').")
+    reported: str | float = Field(description="The checked value as printed ('p < .001', '33%').")
     recomputed: float | None = Field(
         description="The value recomputed from the other printed numbers (None when it cannot be)."
     )
@@ -36,7 +36,7 @@ class StatItem(BaseModel):
     statistic: str | None = Field(default=None, description="t, F, r, chi2, z or Q (tests only).")
     df1: float | None = None
     df2: float | None = None
-    test_comparison: str | None = Field(default=None, description="'=', '<' or '>' before the value.")
+    test_comparison: str | None = Field(default=None, description="'=', '<' or '>' before value.")
     value: float | None = Field(default=None, description="The printed test statistic.")
     p_comparison: str | None = Field(default=None, description="'=', '<', '>' or 'ns'.")
     p_reported: float | None = None
@@ -68,6 +68,13 @@ class StatisticsResult(BaseModel):
         default_factory=dict,
         description="Items per kind, and how many are inconsistent or decision errors.",
     )
+
+    @classmethod
+    def not_checked(
+        cls, reason: str, status: SectionStatus = "no_full_text"
+    ) -> StatisticsResult:
+        """The section when there was no text to read (no open PDF, extraction failed...)."""
+        return cls(status=status, reason=reason)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ and a value, or "ns". It is tolerant of the PDF damage statcheck documents: minu
 as hyphens, U+2212, en dashes or an undecodable glyph; ``χ2`` read as ``chi2``, ``x2``, ``X2``,
 ``G2``, ``?2``; ``F(l, 76)`` for ``F(1, 76)``; a stray ``B`` (a lost quotation mark) before the
 test name; and the glyph substitutions of some journals' fonts: ``b`` for ``<``, ``N`` for ``>``,
-``p`` for ``=``, ``!`` for ``<`` and ``¼`` for ``=`` (statcheck rewrites these in the whole text; here they are
-accepted only inside the result grammar and noted on the item).
+``p`` for ``=``, ``!`` for ``<`` and ``¼`` for ``=`` (statcheck rewrites these in the whole
+text; here they are accepted only inside the result grammar and noted on the item).
 
 Additions over statcheck: degrees of freedom set as subscripts, which lose their parentheses in
 extracted text (``F 2,25 = 7.90, P = 0.002``, ``t 7 = 5.52``; a subscript t needs df >= 3 so that
@@ -42,7 +42,7 @@ _CHI_NAME = r"(?:\u03c7|\u03a7|[Cc]hi|CHI|x|X|G|\?|\ufffd|B)\s?(?:2|\u00b2|\^2|-
 
 _RESULT = re.compile(
     rf"""
-    (?:(?<![A-Za-z0-9])|(?<=(?<![A-Za-z0-9])B))             # test name starts a word (B: lost quote)
+    (?:(?<![A-Za-z0-9])|(?<=(?<![A-Za-z0-9])B))  # the test name starts a word (B: a lost quote)
     (?P<test>
         (?P<tr>[tr])s?\s?\(\s?(?P<df_tr>{_DF})\s?\)
       | F s?\s?\(\s?(?P<df1_f>\d+|[lI])\s?,\s?(?P<df2_f>{_DF})\s?\)
@@ -50,8 +50,8 @@ _RESULT = re.compile(
       | {_CHI_NAME}\s?\(\s?(?P<df_chi>\d+)\s?(?:,\s?N\s?(?:=|p)\s?\d[\d,]*\s?)?\)
       | (?P<z>[zZ])s?
       | F\s?(?P<df1_fsub>\d+)\s?,\s?(?P<df2_fsub>{_DF})(?=\s?[=<>])   # subscript dfs: F 2,25 = 7.90
-      | t\s?(?P<df_tsub>[3-9]|[1-9]\d+(?:\.\d+)?)(?=\s?[=<>])        # t 7 = 5.52 (not t1, t2: times)
-      | (?P<tbare>t)(?=\s?[=<>])                                        # t = 5.04, df = 12, p = ...
+      | t\s?(?P<df_tsub>[3-9]|[1-9]\d+(?:\.\d+)?)(?=\s?[=<>])  # t 7 = 5.52, not t1/t2
+      | (?P<tbare>t)(?=\s?[=<>])                                  # t = 5.04, df = 12
     )
     {_SPACE_OR_JUNK}(?P<tcomp>{_COMP})
     (?P<gap>[^\w.,;:()\[\]=<>]{{0,6}})
@@ -141,7 +141,7 @@ def _statistic_and_df(match: re.Match[str]) -> tuple[str, float | None, float | 
 
 
 def find_tests(text: str) -> Iterator[ParsedTest]:
-    """Yield every test result in ``text`` (already :func:`~citecheck.stats.numbers.normalise`-d)."""
+    """Yield every test result in ``text``, which must already be ``normalise``-d."""
     for match in _RESULT.finditer(text):
         parsed = _parse(match)
         if parsed is not None:

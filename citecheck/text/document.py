@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from citecheck.text.normalize import _SPLIT_LIGATURE, _TRANSLATION, dehyphenate_join
+from citecheck.text.normalize import _SPLIT_LIGATURE, dehyphenate_join, fold_compatibility
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +61,7 @@ def _normalize_segments(text: str, spans: list[tuple[int, int]]) -> tuple[str, l
     out = ""
     new_spans: list[tuple[int, int]] = []
     for piece, is_sup in pieces:
-        piece = unicodedata.normalize("NFKC", piece).translate(_TRANSLATION)
+        piece = fold_compatibility(piece)
         piece = re.sub(r"\s+", " ", piece)
         if out.endswith(" ") and piece.startswith(" "):
             piece = piece[1:]

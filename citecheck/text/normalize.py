@@ -15,7 +15,7 @@ import unicodedata
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["dehyphenate_join", "normalize_line", "normalize_text"]
+__all__ = ["dehyphenate_join", "fold_compatibility", "normalize_line", "normalize_text"]
 
 _TRANSLATION = str.maketrans(
     {
@@ -29,6 +29,12 @@ _TRANSLATION = str.maketrans(
     }
 )
 _SPLIT_LIGATURE = re.compile(r"(?<=[a-z]) (ffi|ffl|ff|fi|fl) (?=[a-z])")
+# TeX-made PDFs draw an accent as its own glyph before the letter: "Jim ́enez", "Noˆus".
+_LOOSE_ACCENT = re.compile(r"(?<=[^\W\d_]) ?([\u0300-\u036f])([^\W\d_])")
+_MODIFIER_ACCENTS = str.maketrans(
+    {"\u02c6": "\u0302", "\u02c7": "\u030c", "\u02dc": "\u0303", "\u02d8": "\u0306",
+     "\u02d9": "\u0307", "\u02da": "\u030a", "\u02dd": "\u030b"}
+)
 _SPACES = re.compile(r"[^\S\n]+")
 _LINE_END_HYPHEN = re.compile(r"(?<=[A-Za-z\u00C0-\u024F])-\s*\n\s*(?=[a-z\u00DF-\u024F])")
 
@@ -40,9 +46,18 @@ _COMPOUND_PREFIXES = frozenset(
 )
 
 
+def fold_compatibility(text: str) -> str:
+    """NFKC, loose accents joined to their letter, typographic quotes and dashes made plain."""
+    text = unicodedata.normalize("NFKC", text).translate(_MODIFIER_ACCENTS)
+    if any("\u0300" <= c <= "\u036f" for c in text):
+        text = unicodedata.normalize("NFC", _LOOSE_ACCENT.sub(r"\2\1", text))
+        text = re.sub(r"(?<!\S)[\u0300-\u036f]+", "", text)  # an accent left with no letter
+    return text.translate(_TRANSLATION)
+
+
 def normalize_line(text: str) -> str:
     """One printed line: NFKC, quotes and dashes, split ligatures, single spaces."""
-    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATION)
+    text = fold_compatibility(text)
     text = _SPLIT_LIGATURE.sub(r"\1", text)
     return _SPACES.sub(" ", text).strip()
 
@@ -78,7 +93,7 @@ def normalize_text(text: str) -> str:
     Line-end hyphenation is removed ("exam-\\nple" -> "example"), then all whitespace,
     newlines included, collapses to single spaces.
     """
-    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATION)
+    text = fold_compatibility(text)
     text = _LINE_END_HYPHEN.sub("", text)
     text = _SPLIT_LIGATURE.sub(r"\1", text)
     return " ".join(text.split())

@@ -60,6 +60,12 @@ _AUTHOR_START = re.compile(
 )
 # "JANE DOE is a sociologist at…": contributor notes set after the references.
 _BIOGRAPHY = re.compile(r"^[A-Z][A-Z.'\-]+(?: [A-Z][A-Z.'\-]+)+ (?:is|was|has|holds|teaches)\b")
+# Stronger evidence, for a full line that happens to end with a full stop: "Lyons, B. R.",
+# "Key Note Market Review", "SMITH John" (not a lone initial continuing an author list).
+_AUTHOR_LIST_START = re.compile(
+    r"^[A-Z\u00C0-\u00DE][\w'’\-\u00C0-\u024F]+(?:\s(?:van|von|de|der|den|la|le|du|da|di))?"
+    r",?\s+(?:[A-Z]\.|[A-Z][\w'’\-\u00C0-\u024F]+|[A-Z]{1,3}\b)"
+)
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
 _ENTRY_END = re.compile(r"([.)\]]|\d|https?://\S+|doi\S+|[A-Za-z]{2,})\s*$")
 
@@ -280,8 +286,11 @@ def _shape_starts(lines: list[_Located]) -> set[int]:
     right = statistics.median(widths) if widths else 0
     for index in range(1, len(lines)):
         previous, current = lines[index - 1].line, lines[index].line
-        ended = previous.text.rstrip().endswith((".", ")")) or previous.x1 < right - 40
-        if ended and _AUTHOR_START.match(current.text) and not previous.text.rstrip().endswith(","):
+        if previous.text.rstrip().endswith(","):
+            continue
+        if previous.x1 < right - 40 and _AUTHOR_START.match(current.text):
+            starts.add(index)
+        elif previous.text.rstrip().endswith((".", ")")) and _AUTHOR_LIST_START.match(current.text):
             starts.add(index)
     return starts
 
