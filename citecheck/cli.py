@@ -334,16 +334,13 @@ def verify(
     artifacts: Annotated[Path, typer.Option(help="Folder with the files the report read (<sha256>.pdf).")],
 ) -> None:
     """Re-check a report from its artifacts: hashes, quotes, counts. Exit 1 if any check fails."""
-    from .verify import verify_report
+    from .verify import format_verify_result, verify_report
 
     if not report_file.is_file():
         raise BadInputError(f"no such file: {report_file}")
     result = verify_report(report_file, artifacts)
-    checks = getattr(result, "checks", [])
-    for item in checks:
-        status = "pass" if getattr(item, "passed", getattr(item, "ok", False)) else "FAIL"
-        typer.echo(f"{status}  {getattr(item, 'name', '')}  {getattr(item, 'message', '')}")
-    if not all(getattr(i, "passed", getattr(i, "ok", False)) for i in checks):
+    typer.echo(format_verify_result(result))
+    if not result.ok:
         raise typer.Exit(1)
 
 

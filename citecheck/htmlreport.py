@@ -185,7 +185,8 @@ def _signals(report: Report) -> str:
     errors = sum(1 for s in checked if s.decision_error)
     statistics = (f'<div class="signal"><span class="muted">Statistics</span>'
                   f'<b class="{"bad" if bad else "ok" if checked else "muted"}">'
-                  f"{bad} of {len(checked)} inconsistent</b>{errors} decision errors"
+                  f"{f'{bad} of {len(checked)} inconsistent' if checked else 'none checked'}"
+                  f"</b>{errors} decision errors"
                   f"{f' · {e(stats.reason)}' if stats.reason else ''}</div>")
     verdicts = verdict_counts(report.claims.outgoing + report.claims.incoming)
     verdict_list = ", ".join(f"{n} {e(v.replace('_', ' '))}" for v, n in sorted(verdicts.items()))

@@ -236,7 +236,7 @@ def check_evidence(name: str, evidence: Evidence, files: ArtifactFiles,
     path, is_json = files.path(sha), verified[sha].kind == "json"
     try:
         if is_json:
-            where, renderings = "the whole artifact", [lambda: json_text(path)]
+            where, renderings = "the whole artifact", [("json", lambda: json_text(path))]
         else:
             count = files.page_count(sha)
             numbers = [evidence.page] if evidence.page is not None else range(1, count + 1)
@@ -244,11 +244,10 @@ def check_evidence(name: str, evidence: Evidence, files: ArtifactFiles,
                 return VerifyCheck(name=name, passed=False, reason="page_out_of_range",
                                    message=f"page {evidence.page} of a {count}-page artifact")
             where = f"page {evidence.page}" if evidence.page is not None else "the whole artifact"
-            renderings = [lambda reader=reader: "\n".join(files.page_text(sha, n, reader)
-                                                           for n in numbers)
-                          for reader in TEXT_READERS]
-        how = next(filter(None, (quote_match(evidence.quote, render(), normalize)
-                                 for render in renderings)), None)
+            renderings = [(reader, lambda reader=reader: "\n".join(
+                files.page_text(sha, n, reader) for n in numbers)) for reader in TEXT_READERS]
+        how = next(filter(None, (_with_reader(quote_match(evidence.quote, render(), normalize),
+                                              reader) for reader, render in renderings)), None)
     except Exception as error:  # a broken PDF or JSON file: the quote cannot be found
         return VerifyCheck(name=name, passed=False, reason="unreadable_artifact",
                            message=f"{path.name} could not be read: {error.__class__.__name__}")
@@ -256,6 +255,10 @@ def check_evidence(name: str, evidence: Evidence, files: ArtifactFiles,
         return VerifyCheck(name=name, passed=False, reason="quote_not_found",
                            message=f"quote not found on {where}: {evidence.quote[:80]!r}")
     return VerifyCheck(name=name, passed=True, message=f"quote found on {where} ({how})")
+
+
+def _with_reader(how: str | None, reader: str) -> str | None:
+    return f"{how}, {reader} text" if how else None
 
 
 def quote_match(quote: str, text: str, normalize: Callable[[str], str]) -> str | None:

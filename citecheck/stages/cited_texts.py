@@ -7,6 +7,7 @@ sandbox as the paper itself; each becomes an artifact of the report.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import ClassVar
 
 from ..context import Context, StageResult
@@ -49,6 +50,10 @@ class CitedTexts:
                     bytes=len(fetched.body), pages=cited.artifact.pages,
                     retrieved_at=fetched.retrieved_at,
                     hidden_text_chars=cited.artifact.hidden_text_chars))
+                if ctx.options.keep_artifacts:
+                    folder = Path(ctx.options.keep_artifacts)
+                    folder.mkdir(parents=True, exist_ok=True)
+                    (folder / f"{fetched.sha256}.pdf").write_bytes(fetched.body)
                 texts[item.id] = CitedText.from_extraction(cited, doi=item.doi, url=fetched.final_url)
                 break
             else:

@@ -64,7 +64,7 @@ _BIOGRAPHY = re.compile(r"^[A-Z][A-Z.'\-]+(?: [A-Z][A-Z.'\-]+)+ (?:is|was|has|ho
 # "Key Note Market Review", "SMITH John" (not a lone initial continuing an author list).
 _AUTHOR_LIST_START = re.compile(
     r"^[A-Z\u00C0-\u00DE][\w'’\-\u00C0-\u024F]+(?:\s(?:van|von|de|der|den|la|le|du|da|di))?"
-    r",?\s+(?:[A-Z]\.|[A-Z][\w'’\-\u00C0-\u024F]+|[A-Z]{1,3}\b)"
+    r",?\s+(?:[A-Z]\.|[A-Z][\w'’\-\u00C0-\u024F]+|[A-Z]{1,3}\b|\(?(?:1[6-9]|20)\d{2})"
 )
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
 _ENTRY_END = re.compile(r"([.)\]]|\d|https?://\S+|doi\S+|[A-Za-z]{2,})\s*$")
