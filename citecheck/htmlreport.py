@@ -211,7 +211,10 @@ def _claims(report: Report) -> str:
 
 
 def _empty(reason: str | None) -> str:
-    return f'<p class="muted">None checked{f" ({e(reason)})" if reason else ""}.</p>'
+    from .summary import plain_reason
+
+    words = plain_reason(reason)
+    return f'<p class="muted">None checked{f": {e(words)}" if words else ""}.</p>'
 
 
 def _claim(claim: Claim, refs: dict[str, RefItem]) -> str:
