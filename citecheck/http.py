@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 import requests
 
 from .config import Settings
-from .errors import (CircuitOpenError, NotFoundError, RateLimitedError, SourceError)
+from .errors import CircuitOpenError, RateLimitedError, SourceError
 from .ratelimit import DEFAULT_LIMITS, AdaptiveLimiter
 from .recording import Recorder, Replay
 from .redaction import SECRET_PARAMS, redact, redact_url

@@ -180,12 +180,15 @@ def find_urls(text: str) -> list[str]:
 def find_year(text: str) -> int | None:
     """The publication year of a printed reference, or None.
 
-    A year in parentheses (``(2020)``, ``(2019a)``) wins; otherwise the first plausible year
-    outside DOIs and URLs. Years after next year are ignored (they are page numbers or ids).
+    A year in parentheses (``(2020)``, ``(2019a)``) wins. Otherwise the latest plausible
+    year outside DOIs, URLs and access dates, because a title mentions earlier years
+    ("Ocean heat since 1950. Science. 2016") far more often than later ones. Years after
+    next year are ignored (they are page numbers or ids).
     """
     latest = datetime.date.today().year + 1
     cleaned = _URL.sub(" ", text)
     cleaned = re.sub(r"10\.\d{4,9}/\S+", " ", cleaned)
+    cleaned = re.sub(r"\b(?:accessed|retrieved|cited|viewed|last visited)\b[^.;\]]*", " ", cleaned, flags=re.I)
     candidates = [
         (m.start(), int(m.group(1)))
         for m in _YEAR.finditer(cleaned)
@@ -194,7 +197,6 @@ def find_year(text: str) -> int | None:
     if not candidates:
         return None
     for start, year in candidates:
-        before = cleaned[:start].rstrip()
-        if before.endswith(("(", "[")):
+        if cleaned[:start].rstrip().endswith(("(", "[")):
             return year
-    return candidates[0][1]
+    return max(year for _, year in candidates)

@@ -139,14 +139,14 @@ AUTHOR_YEAR_REFERENCES = [
     "Lee, K. (2019b). Predators of aphids in winter wheat across a landscape gradient. Basic and Applied "
     "Ecology, 33, 5-17.",
     "Smith, J., Brown, A., & Chen, L. (2020). Landscape complexity and pest control: a meta-analysis of "
-    "field experiments. Ecology Letters, 23, 1-12. doi:10.1000/ele.2020.\u00ad23",
+    "field experiments. Ecology Letters, 23, 1-12. doi:10.1000/ele.2020.23",
     "Smith, J., & Lee, K. (2020). Set-aside fields and natural enemies of crop pests. Agriculture, "
     "Ecosystems and Environment, 290, 106-118.",
     "Zhang, W. (2015). Fertiliser use and pest outbreaks. Crop Protection, 70, 1-8.",
 ]
 
 
-def make_two_column_author_year(path: Path, *, extra_paragraphs: int = 6) -> Path:
+def make_two_column_author_year(path: Path, *, extra_paragraphs: int = 14) -> Path:
     """Two columns, author-year citations, hanging-indent references that cross a column."""
     canvas = Canvas(str(path), pagesize=A4)
     flow = _Flow(canvas, columns=2, header="Ecology Tests 3:e100 (2024)")
@@ -216,10 +216,12 @@ def make_hidden_text(path: Path) -> Path:
     canvas.drawString(MARGIN, HEIGHT - 140, "tiny hidden words")
     canvas.setFont("Helvetica", BODY_SIZE)
     canvas.drawString(WIDTH + 50, HEIGHT - 160, "outside the page box")
+    canvas.saveState()  # the render mode is graphics state: restore it afterwards
     text = canvas.beginText(MARGIN, HEIGHT - 180)
     text.setTextRenderMode(3)
     text.textLine("invisible render mode")
     canvas.drawText(text)
+    canvas.restoreState()
     # White text on a dark banner is visible and must be kept.
     canvas.setFillColorRGB(0.1, 0.2, 0.5)
     canvas.rect(MARGIN - 4, HEIGHT - 224, 300, 20, fill=1, stroke=0)

@@ -302,7 +302,7 @@ class SimRegistry:
     def _openalex(self, path: str, query: dict) -> tuple[int, bytes, str]:
         if path.startswith("/works/"):
             ident = path[len("/works/"):]
-            doi = re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", ident, flags=re.I).lower()
+            doi = re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", ident, flags=re.IGNORECASE).lower()
             if doi in self.not_found:
                 return 404, _dump({"error": "Not found"}), "application/json"
             recorded = self._corpus.get(("openalex", doi))

@@ -8,8 +8,15 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from citecheck.doi import (crossref_path, doi_slug, doi_url, normalize_doi, openalex_filter_value,
-                           parse_doi, try_normalize_doi)
+from citecheck.doi import (
+    crossref_path,
+    doi_slug,
+    doi_url,
+    normalize_doi,
+    openalex_filter_value,
+    parse_doi,
+    try_normalize_doi,
+)
 from citecheck.errors import InvalidDOIError
 
 SICI = "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"

@@ -12,6 +12,24 @@ import time
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from simserver import (
+    SimRegistry,
+    delay,
+    empty,
+    gzip_bomb,
+    hang,
+    html_page,
+    http_date,
+    no_content_type,
+    oversize,
+    redirect,
+    reset,
+    respond,
+    server_error,
+    too_many,
+    trickle,
+    truncated,
+)
 
 from citecheck.config import Settings
 from citecheck.errors import CircuitOpenError, RateLimitedError, SourceError
@@ -20,9 +38,6 @@ from citecheck.ratelimit import Limits
 from citecheck.sources.crossref import CrossrefSource
 from citecheck.sources.openalex import OpenAlexSource
 from citecheck.store import Store
-from simserver import (SimRegistry, delay, empty, gzip_bomb, hang, html_page, http_date,
-                       no_content_type, oversize, redirect, reset, respond, server_error,
-                       too_many, trickle, truncated)
 
 DOI = "10.5555/sim.fault"
 WORK = f"/works/{DOI}"
@@ -474,8 +489,9 @@ def comparable(report) -> dict:
 
 @pytest.mark.parametrize("doi", ["10.1073/pnas.1414271111", "10.5555/generated.e2e"])
 def test_check_end_to_end_against_the_simulator_and_warm_rerun_makes_no_requests(sim, tmp_path, doi):
-    import citecheck
     from simserver import REGISTRY
+
+    import citecheck
 
     if doi.startswith("10.1073") and not REGISTRY.exists():
         pytest.skip("corpus not available")

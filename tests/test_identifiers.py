@@ -59,6 +59,8 @@ def test_find_urls_rejoins_and_strips() -> None:
         ("Smith J (2019a) The 1918 flu. Nature", 2019),
         ("Smith, J. 2020. A study of 1500 cases.", 2020),
         ("Lee K. Title. J Chem. 2018;12:1-9. doi:10.1000/2017.5", 2018),
+        ("Adams P. Ocean heat content since 1950. Science. 2016;351:10-15.", 2016),
+        ("Doe J. Data set 2019. Zenodo. Accessed 12 May 2023.", 2019),
         ("no year at all, page 3456", None),
         ("Report 9999", None),
     ],

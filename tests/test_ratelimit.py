@@ -8,8 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citecheck.ratelimit import (DEFAULT_LIMITS, AdaptiveLimiter, Limits, limits_from_headers,
-                                 parse_interval, parse_positive_int)
+from citecheck.ratelimit import (
+    DEFAULT_LIMITS,
+    AdaptiveLimiter,
+    Limits,
+    limits_from_headers,
+    parse_interval,
+    parse_positive_int,
+)
 
 CROSSREF = DEFAULT_LIMITS["crossref"]
 

@@ -16,15 +16,20 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
+from simserver import SimRegistry, respond, server_error
 
 import citecheck
 from citecheck.config import Settings
 from citecheck.errors import ConfigError, SourceError
 from citecheck.http import HttpClient, request_key
-from citecheck.redaction import (RedactingFilter, install_log_redaction, redact, redact_url,
-                                 strip_secret_params)
+from citecheck.redaction import (
+    RedactingFilter,
+    install_log_redaction,
+    redact,
+    redact_url,
+    strip_secret_params,
+)
 from citecheck.sources.openalex import OpenAlexSource
-from simserver import SimRegistry, respond, server_error
 
 ANTHROPIC_CANARY = "sk-ant-api03-CANARYcanary0123456789"
 OPENALEX_CANARY = "oa-CANARY-key-9876543210"

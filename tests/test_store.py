@@ -6,13 +6,13 @@ import sqlite3
 import threading
 
 import pytest
+from simserver import SimRegistry, respond, server_error
 
 from citecheck import store as store_module
 from citecheck.config import Settings
 from citecheck.errors import SourceError
 from citecheck.http import HttpClient
 from citecheck.store import MIGRATIONS, Store
-from simserver import SimRegistry, respond, server_error
 
 
 def test_fresh_store_has_every_migration_applied_once(tmp_path):

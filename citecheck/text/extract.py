@@ -40,6 +40,8 @@ Reason = Literal[
 ]
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _UNMAPPED_SHARE = 0.3
+# How running out of the address-space limit shows up: Python, C++ and the dynamic loader.
+_OOM_MESSAGE = re.compile(r"MemoryError|bad_alloc|out of memory|cannot allocate memory|failed to map segment", re.I)
 
 
 class Artifact(BaseModel):
@@ -120,7 +122,7 @@ def run_worker(path: Path, *, timeout_s: float, memory_mb: int) -> dict[str, Any
     except subprocess.TimeoutExpired:
         return {"ok": False, "reason": "parse_timeout", "detail": f"worker exceeded {timeout_s:g} s"}
     stderr = completed.stderr.decode("utf-8", "replace")
-    if completed.returncode == EXIT_OOM or re.search(r"MemoryError|bad_alloc|out of memory", stderr, re.I):
+    if completed.returncode == EXIT_OOM or _OOM_MESSAGE.search(stderr):
         return {"ok": False, "reason": "parse_oom", "detail": f"worker exceeded {memory_mb} MB"}
     if completed.returncode != 0:
         code = completed.returncode
