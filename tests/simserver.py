@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -199,7 +200,7 @@ class SimRegistry:
         self._thread: threading.Thread | None = None
 
     # lifecycle --------------------------------------------------------------------------
-    def __enter__(self) -> SimRegistry:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -315,18 +316,17 @@ class SimRegistry:
         per_page = int(query.get("per-page") or 25)
         filters = dict(part.split(":", 1) for part in query.get("filter", "").split(",") if ":" in part)
         if "cites" in filters:
-            offset = int(query.get("cursor", "*").replace("*", "0") or 0)
+            cursor = query.get("cursor", "*")
+            offset = 0 if cursor == "*" else int(cursor)
             count = self.cited_by_count
-            results = [self.openalex_work(ident=f"W9{offset + i:07d}", cites=filters["cites"])
+            results = [self.openalex_work(ident=f"W9{i:07d}", cites=filters["cites"])
                        for i in range(offset, min(count, offset + per_page))]
-            results = results[: max(0, count - offset)]
             nxt = str(offset + len(results)) if offset + len(results) < count else None
             return {"meta": {"count": count, "per_page": per_page, "next_cursor": nxt},
                     "results": results}
         results = []
         for key in ("openalex_id", "ids.openalex", "doi"):
             for value in filter(None, filters.get(key, "").split("|")):
-                value = unquote(value)
                 if key == "doi":
                     results.append(self.openalex_work(doi=value.lower()))
                 else:

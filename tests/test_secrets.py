@@ -73,10 +73,11 @@ def debug_log():
 
 
 def canary_settings(sim: SimRegistry, tmp_path: Path, **overrides) -> Settings:
-    values = dict(home=tmp_path / "home", crossref_base_url=sim.url, openalex_base_url=sim.url,
-                  unpaywall_base_url=sim.url + "/unpaywall", mailto=MAILTO_CANARY,
-                  openalex_api_key=OPENALEX_CANARY, anthropic_api_key=ANTHROPIC_CANARY,
-                  backoff_base_s=0.01, request_deadline_s=5.0)
+    values = {"home": tmp_path / "home", "crossref_base_url": sim.url,
+              "openalex_base_url": sim.url, "unpaywall_base_url": sim.url + "/unpaywall",
+              "mailto": MAILTO_CANARY, "openalex_api_key": OPENALEX_CANARY,
+              "anthropic_api_key": ANTHROPIC_CANARY, "backoff_base_s": 0.01,
+              "request_deadline_s": 5.0}
     values.update(overrides)
     return Settings(**values)
 
@@ -187,8 +188,6 @@ def test_g3_invalid_openalex_key_401_is_not_retried_and_fails_cleanly(sim, tmp_p
     assert leaks("".join(traceback.format_exception(caught.value))) == []
 
 
-@pytest.mark.xfail(strict=True, reason="sources/openalex.py maps pyalex's QueryError for a 401 to "
-                   "reason bad_json; G3 wants a config error naming OPENALEX_API_KEY")
 def test_g3_invalid_openalex_key_names_the_variable(sim, tmp_path):
     settings = canary_settings(sim, tmp_path)
     sim.script(".", [respond(401, '{"error":"Invalid API key","message":"Check your API key."}')])

@@ -3,7 +3,7 @@ and is not cached, a warm run with zero requests), the LLM call log, and thread 
 from __future__ import annotations
 
 import sqlite3
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from simserver import SimRegistry, respond, server_error
@@ -62,23 +62,16 @@ def test_responses_persist_across_store_instances(tmp_path):
 
 def test_concurrent_writers_and_readers_lose_nothing(tmp_path):
     store = Store(tmp_path / "s.sqlite3")
-    errors: list[BaseException] = []
 
-    def work(worker: int):
-        try:
-            for i in range(60):
-                key = f"k{worker}-{i}"
-                store.put_response(key, "u", 200, {"n": str(i)}, key.encode())
-                assert store.get_response(key)[2] == key.encode()
-        except BaseException as error:  # collected and asserted below
-            errors.append(error)
+    def work(worker: int) -> None:
+        for i in range(60):
+            key = f"k{worker}-{i}"
+            store.put_response(key, "u", 200, {"n": str(i)}, key.encode())
+            assert store.get_response(key)[2] == key.encode()
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert errors == []
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for future in [pool.submit(work, w) for w in range(8)]:
+            future.result(timeout=30)  # re-raises a worker's failure here
     count = sqlite3.connect(tmp_path / "s.sqlite3").execute("SELECT COUNT(*) FROM http_cache")
     assert count.fetchone()[0] == 8 * 60
 

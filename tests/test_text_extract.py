@@ -169,8 +169,20 @@ def test_extract_timeout_kills_only_the_worker(pdf_dir: Path) -> None:
 
 
 def test_extract_memory_limit_reports_oom(pdf_dir: Path) -> None:
-    extraction = extract_pdf(pdf_dir / "two.pdf", memory_mb=40)
+    # 16 MB of address space is too little even to map pdfium: the limit is really hit.
+    extraction = extract_pdf(pdf_dir / "two.pdf", memory_mb=16)
     assert (extraction.status, extraction.reason) == ("failed", "parse_oom")
+
+
+def test_worker_reports_memory_error_as_oom(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from citecheck.text import worker
+
+    def exhausted(path: str) -> dict:
+        raise MemoryError
+
+    monkeypatch.setattr(worker, "extract_file", exhausted)
+    assert worker.main(["any.pdf"]) == worker.EXIT_OOM
+    assert '"reason": "parse_oom"' in capsys.readouterr().out
 
 
 def test_extract_accepts_bytes(pdf_dir: Path) -> None:

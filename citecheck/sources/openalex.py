@@ -7,6 +7,7 @@ none, are replaced by ours at the transport.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 
 import pyalex
 import requests
@@ -29,6 +30,30 @@ CITING_FIELDS = ["id", "doi", "title", "display_name", "publication_year", "auth
 MAX_OR_VALUES = 100
 
 
+@contextmanager
+def _classified(what: str):
+    """pyalex raises requests' HTTPError, its own QueryError, or a JSON error on an HTML
+    body; each becomes a ``SourceError`` with a reason (a 401 names the key variable)."""
+    try:
+        yield
+    except requests.HTTPError as error:
+        status = error.response.status_code if error.response is not None else None
+        if status == 404:
+            raise NotFoundError(f"OpenAlex has no {what}", status=404) from None
+        if status in (401, 403) and error.response is not None and b"key" in error.response.content.lower():
+            raise SourceError("OpenAlex refused the API key: check OPENALEX_API_KEY",
+                              reason="bad_api_key", status=status) from None
+        raise SourceError(f"OpenAlex {what}: HTTP {status}", status=status) from None
+    except pyalex.api.QueryError as error:
+        if "api key" in str(error).lower():
+            raise SourceError("OpenAlex refused the API key: check OPENALEX_API_KEY",
+                              reason="bad_api_key", status=401) from None
+        raise SourceError(f"OpenAlex {what}: query rejected", reason="query_error",
+                          status=400) from None
+    except ValueError:
+        raise SourceError(f"OpenAlex {what}: unusable answer", reason="bad_json") from None
+
+
 class OpenAlexSource:
     def __init__(self, http: HttpClient, settings: Settings):
         self.http = http
@@ -44,17 +69,8 @@ class OpenAlexSource:
         return transports.using(self.http, self.settings.openalex_base_url)
 
     def work(self, doi: str) -> dict:
-        with self._using():
-            try:
-                work = Works()["https://doi.org/" + doi]
-            except requests.HTTPError as error:
-                status = error.response.status_code if error.response is not None else None
-                if status == 404:
-                    raise NotFoundError(f"OpenAlex has no work for {doi}", status=404) from None
-                raise SourceError(f"OpenAlex answered HTTP {status}", status=status) from None
-            except (ValueError, pyalex.api.QueryError) as error:
-                raise SourceError(f"OpenAlex answer unusable: {type(error).__name__}",
-                                  reason="bad_json") from None
+        with self._using(), _classified(f"work for {doi}"):
+            work = Works()["https://doi.org/" + doi]
         if not isinstance(work, dict) or not work.get("id"):
             raise SourceError("OpenAlex answered without a work", reason="bad_json")
         return dict(work)
@@ -80,13 +96,9 @@ class OpenAlexSource:
         with self._using():
             for start in range(0, len(values), self.batch_size):
                 chunk = values[start:start + self.batch_size]
-                try:
+                with _classified("batch"):
                     page = (Works().filter(**{key: "|".join(chunk)}).select(fields)
                             .get(per_page=min(len(chunk), MAX_OR_VALUES)))
-                except requests.HTTPError as error:
-                    status = error.response.status_code if error.response is not None else None
-                    raise SourceError(f"OpenAlex batch answered HTTP {status}",
-                                      status=status) from None
                 works.extend(dict(w) for w in page)
         return works
 
@@ -98,24 +110,17 @@ class OpenAlexSource:
         per_page = max(1, min(cap, MAX_OR_VALUES))
         with self._using():
             query = (Works().filter(cites=short).sort(cited_by_count="desc").select(CITING_FIELDS))
-            try:
+            with _classified("citing works"):
                 pages = query.paginate(method="cursor", per_page=per_page, n_max=None)
                 for page in pages:
                     total = getattr(page, "meta", {}).get("count", total) or total
                     works.extend(dict(w) for w in page)
                     if len(works) >= cap or len(page) < per_page:
                         break
-            except requests.HTTPError as error:
-                status = error.response.status_code if error.response is not None else None
-                raise SourceError(f"OpenAlex citing works answered HTTP {status}",
-                                  status=status) from None
         return max(total, len(works)), works[:cap]
 
     def search(self, text: str, rows: int = 3) -> list[dict]:
         with self._using():
-            try:
+            with _classified("search"):
                 page = Works().search(text[:300]).select(REFERENCE_FIELDS).get(per_page=rows)
-            except requests.HTTPError as error:
-                status = error.response.status_code if error.response is not None else None
-                raise SourceError(f"OpenAlex search answered HTTP {status}", status=status) from None
         return [dict(w) for w in page]

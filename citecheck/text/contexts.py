@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from citecheck.text.document import PageLines
 from citecheck.text.normalize import dehyphenate_join
-from citecheck.text.sentences import split_sentences
+from citecheck.text.sentences import sentence_spans
 
 logger = logging.getLogger(__name__)
 
@@ -179,15 +179,11 @@ def find_contexts(
     numbered = any(k.label for k in keys)
     text, offsets = _flow_text(pages, skip_line_ids, numbered)
     contexts: list[CitationContext] = []
-    position = 0
-    for sentence in split_sentences(text):
-        probe = re.compile(r"\s+".join(re.escape(w) for w in sentence.split()[:6]))
-        found = probe.search(text, position)
-        if found:
-            position = found.start()
+    for start, end in sentence_spans(text):
+        sentence = " ".join(text[start:end].split())
         markers, ids = _markers(sentence, keys, numbered)
         if not markers:
             continue
         clean = sentence.replace(SUP_OPEN, "").replace(SUP_CLOSE, "")
-        contexts.append(CitationContext(clean, _page_at(offsets, position), markers, ids))
+        contexts.append(CitationContext(clean, _page_at(offsets, start), markers, ids))
     return contexts

@@ -169,7 +169,8 @@ def _ref_key(reference: Reference) -> RefKey:
 def _text_status(raw_pages: list[dict[str, Any]]) -> tuple[Status, Reason | None, str | None]:
     glyphs = sum(p["glyphs"] for p in raw_pages)
     unmapped = sum(p["unmapped"] for p in raw_pages)
-    empty = [p["number"] for p in raw_pages if p["glyphs"] == 0]
+    # A page with no glyphs but an image is a scan; one with neither is just blank.
+    empty = [p["number"] for p in raw_pages if p["glyphs"] == 0 and p["has_image"]]
     if glyphs == 0:
         return "failed", "no_text_layer", "no page has a text layer"
     if unmapped > _UNMAPPED_SHARE * glyphs:

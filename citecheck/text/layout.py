@@ -30,27 +30,23 @@ class Char:
     x1: float
     bottom: float
     space_before: bool = False
+    height: float = field(init=False)
+    middle: float = field(init=False)
 
-    @property
-    def height(self) -> float:
-        return self.bottom - self.top
-
-    @property
-    def middle(self) -> float:
-        return (self.top + self.bottom) / 2
+    def __post_init__(self) -> None:
+        self.height = self.bottom - self.top
+        self.middle = (self.top + self.bottom) / 2
 
 
 @dataclass(slots=True)
 class _Word:
     chars: list[Char]
+    x0: float = field(init=False)
+    x1: float = field(init=False)
 
-    @property
-    def x0(self) -> float:
-        return self.chars[0].x0
-
-    @property
-    def x1(self) -> float:
-        return max(c.x1 for c in self.chars)
+    def __post_init__(self) -> None:
+        self.x0 = self.chars[0].x0
+        self.x1 = max(c.x1 for c in self.chars)
 
 
 @dataclass(slots=True)

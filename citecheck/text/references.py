@@ -301,10 +301,18 @@ def _strip_label(text: str, pattern: re.Pattern[str] | None, superscript_end: in
     return pattern.sub("", text, count=1)
 
 
+# A URL or DOI cut at a line end after one of its separators: "https://cran.r-project." + "org/".
+_OPEN_IDENTIFIER = re.compile(r"(?:https?://|www\.|\b10\.\d{4,9}/)\S*[./\-_=?&#]$", re.IGNORECASE)
+
+
 def _join(lines: list[TextLine], vocabulary: set[str]) -> str:
     text = ""
     for line in lines:
-        text = dehyphenate_join(text, line.text.strip(), vocabulary)
+        following = line.text.strip()
+        if following[:1].isalnum() and not following[:1].isupper() and _OPEN_IDENTIFIER.search(text):
+            text += following
+        else:
+            text = dehyphenate_join(text, following, vocabulary)
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -15,7 +15,7 @@ import re
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["split_sentences"]
+__all__ = ["sentence_spans", "split_sentences"]
 
 _ABBREVIATIONS = frozenset(
     """al fig figs eq eqs eqn ref refs e.g i.e cf vs viz etc approx ca resp sect sec tab no nos
@@ -36,28 +36,42 @@ def _is_abbreviation(text: str, stop: int) -> bool:
     """True when the word ending at ``stop`` (the index of the '.') is an abbreviation."""
     if text[stop] != ".":
         return False
-    word_match = re.search(r"([\w.]+)$", text[:stop])
-    if not word_match:
+    start = stop
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "."):
+        start -= 1
+    word = text[start:stop]
+    if not word:
         return False
-    word = word_match.group(1)
     if len(word) == 1 and word.isalpha() and word.isupper():
         return True  # an initial: "J. Smith"
     return word.lower().rstrip(".") in _ABBREVIATIONS
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``text``, leading/trailing space excluded."""
+    spans: list[tuple[int, int]] = []
+    paragraph_start = 0
+    for paragraph in [*_PARAGRAPH.finditer(text), None]:
+        paragraph_end = paragraph.start() if paragraph else len(text)
+        start = paragraph_start
+        for match in _BOUNDARY.finditer(text, paragraph_start, paragraph_end):
+            if _is_abbreviation(text, match.start()):
+                continue
+            spans.append((start, match.end()))
+            start = match.end()
+        spans.append((start, paragraph_end))
+        paragraph_start = paragraph.end() if paragraph else len(text)
+    trimmed = []
+    for start, end in spans:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            trimmed.append((start, end))
+    return trimmed
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` in order, whitespace collapsed, none empty."""
-    sentences: list[str] = []
-    for paragraph in _PARAGRAPH.split(text):
-        start = 0
-        for match in _BOUNDARY.finditer(paragraph):
-            if _is_abbreviation(paragraph, match.start()):
-                continue
-            piece = " ".join(paragraph[start : match.end()].split())
-            if piece:
-                sentences.append(piece)
-            start = match.end()
-        tail = " ".join(paragraph[start:].split())
-        if tail:
-            sentences.append(tail)
-    return sentences
+    return [" ".join(text[start:end].split()) for start, end in sentence_spans(text)]

@@ -138,7 +138,8 @@ def read_page(page: Any, number: int, pdfium_raw: Any) -> dict[str, Any]:
         "lines": lines,
         "glyphs": glyphs,
         "unmapped": unmapped,
-        "has_image": background.has_image,
+        # Only asked for pages without text, where it tells a scan from a blank page.
+        "has_image": background.has_image if glyphs == 0 else None,
         "hidden": hidden.summary(),
     }
 
