@@ -23,6 +23,7 @@ import argparse
 import json
 import re
 import sys
+import tempfile
 import time
 import unicodedata
 import xml.etree.ElementTree as ET
@@ -33,7 +34,7 @@ from rapidfuzz import fuzz
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from citecheck.text import extract_pdf  # noqa: E402
+from citecheck.text import extract_pdf
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "B-pdfs-with-gold-references"
 THRESHOLD = 85
@@ -189,5 +190,5 @@ def run(misses_file: Path) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--misses", type=Path, default=Path("bench/extract_refs.misses.tsv"))
+    parser.add_argument("--misses", type=Path, default=Path(tempfile.gettempdir()) / "extract_refs.misses.tsv")
     run(parser.parse_args().misses)

@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import pdfplumber  # noqa: E402
-import pypdfium2 as pdfium  # noqa: E402
+import pdfplumber
+import pypdfium2 as pdfium
 
-from citecheck.text import extract_pdf  # noqa: E402
+from citecheck.text import extract_pdf
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "B-pdfs-with-gold-references"
 

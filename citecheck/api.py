@@ -55,8 +55,12 @@ def _check_local_pdf(pdf: str) -> None:
 def check(doi: str | None = None, *, pdf: str | None = None, replay: str | Path | None = None,
           record: str | Path | None = None, settings: Settings | None = None,
           options: Options | None = None, store: Store | None = None,
-          http: HttpClient | None = None) -> Report:
-    """Build the integrity report of one paper (by DOI, by PDF, or both)."""
+          http: HttpClient | None = None, judge=None) -> Report:
+    """Build the integrity report of one paper (by DOI, by PDF, or both).
+
+    ``judge`` may be any object with ``judge(JudgeRequest) -> JudgeOutcome`` (see
+    ``citecheck.judge``); by default the Anthropic judge is used when a key is configured.
+    """
     if doi is None and pdf is None:
         raise BadInputError("give a DOI or a PDF")
     canonical = normalize_doi(doi) if doi is not None else None
@@ -66,5 +70,7 @@ def check(doi: str | None = None, *, pdf: str | None = None, replay: str | Path 
         raise BadInputError(f"replay folder not found: {replay}")
     ctx = build_context(doi=canonical, pdf=pdf, settings=settings or get_settings(), replay=replay,
                         record=record, options=options or Options(), store=store, http=http)
+    if judge is not None:
+        ctx.services["judge"] = judge
     run_stages(ctx)
     return ctx.report

@@ -65,6 +65,8 @@ class Settings(BaseSettings):
 
     max_cited_fulltexts: int = Field(
         default=10, description="Cited works whose open PDF is fetched to check claims against.")
+    max_incoming_papers: int = Field(
+        default=5, description="Citing works whose open PDF is read for claims about this paper.")
     max_cited_by: int = Field(default=200, description="Citing works listed (true total kept).")
     openalex_batch_size: int = Field(default=50, description="Ids per OpenAlex OR-filter (≤100).")
     parse_timeout_s: float = Field(default=120.0, description="Wall-clock limit of PDF parsing.")

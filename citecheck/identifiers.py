@@ -76,9 +76,7 @@ def _join_broken_lines(text: str, start: int, fragment_end: int) -> tuple[str, i
             re.search(r"[./_\-]", token.rstrip(_TRAILING_PUNCT))
         )
         starts_with_separator = token[0] in "./-_"
-        if ends_with_separator and (has_newline or token_looks_like_id):
-            pass
-        elif has_newline and (token_looks_like_id or starts_with_separator):
+        if (ends_with_separator and (has_newline or token_looks_like_id)) or (has_newline and (token_looks_like_id or starts_with_separator)):
             pass
         else:
             break

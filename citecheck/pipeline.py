@@ -15,6 +15,7 @@ from .stages.cited_by import CitedBy
 from .stages.cited_texts import CitedTexts
 from .stages.claims import Claims
 from .stages.fulltext import FullText
+from .stages.incoming import IncomingClaims
 from .stages.linking import LinkReferences
 from .stages.registry import RegistryCheck
 from .stages.registry_references import RegistryReferences
@@ -25,7 +26,7 @@ from .summary import summarize
 logger = logging.getLogger(__name__)
 
 DEFAULT_STAGES = (Resolve, RegistryCheck, RegistryReferences, CitedBy, FullText, LinkReferences,
-                  CitedTexts, Claims, Statistics)
+                  CitedTexts, Claims, IncomingClaims, Statistics)
 
 
 def run_stages(ctx: Context, stages=DEFAULT_STAGES) -> None:

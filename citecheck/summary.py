@@ -12,7 +12,9 @@ REASONS = {
     "not_pdf": "the open-access link did not give a PDF",
     "blocked_destination": "the PDF link pointed at a refused address",
     "no_open_cited_full_text": "no open full text of a cited work was at hand",
-    "incoming_claims_not_checked": "claims of citing papers are not checked yet",
+    "incoming": "claims of citing papers",
+    "no_open_citing_full_text": "no citing paper has an open full text",
+    "citing_pdfs_unavailable": "the citing papers' PDFs could not be read",
 }
 
 

@@ -247,18 +247,12 @@ def make_ligatures(path: Path) -> Path:
 
 
 def make_image_only(path: Path) -> Path:
-    """One page holding only a raster image: no text layer."""
+    """One page holding only a raster image (a scan without OCR): no text layer."""
     from reportlab.lib.utils import ImageReader
 
-    # A 2x2 grey PGM is enough for reportlab's pure-Python image reader via PIL-free path.
     canvas = Canvas(str(path), pagesize=A4)
-    canvas.setFillColorRGB(0.5, 0.5, 0.5)
-    canvas.rect(MARGIN, MARGIN, WIDTH - 2 * MARGIN, HEIGHT - 2 * MARGIN, fill=1, stroke=0)
-    try:
-        png = _tiny_png()
-        canvas.drawImage(ImageReader(io.BytesIO(png)), MARGIN, MARGIN, WIDTH - 2 * MARGIN, HEIGHT - 2 * MARGIN)
-    except Exception:  # noqa: BLE001 - without PIL the filled rectangle alone has no text either
-        pass
+    image = ImageReader(io.BytesIO(_tiny_png()))
+    canvas.drawImage(image, MARGIN, MARGIN, WIDTH - 2 * MARGIN, HEIGHT - 2 * MARGIN)
     canvas.showPage()
     canvas.save()
     return path

@@ -8,6 +8,9 @@ its ordinary settings (``crossref_base_url`` / ``openalex_base_url`` = ``sim.url
   paged). Bodies come from the recorded corpus (``../shared/corpus``, read in place) when a DOI
   is recorded there, otherwise from small generated JSON derived from the DOI.
 * Unpaywall ``/v2/{doi}`` (or ``/unpaywall/{doi}``): a generated closed-access record.
+* A PDF host under ``/files/…``: bodies put in ``sim.files[path] = (body, content_type)``; open
+  access locations pointing at it are added to the generated OpenAlex work of a DOI with
+  ``sim.oa_locations[doi] = [url, …]`` (the first one is ``best_oa_location``).
 * Faults, scripted per request (``sim.script(match, [fault, …])``, consumed in order) or mixed in
   at random with a seed (``sim.mix``): any status with any headers (429 with ``Retry-After`` in
   seconds, HTTP-date, huge or absent), 5xx, connection resets, hangs, 1-byte-per-interval
@@ -188,6 +191,13 @@ class SimRegistry:
         self.cited_by_count = cited_by_count
         self.not_found = {d.lower() for d in (not_found or set())}
         self.agencies: dict[str, str] = {}
+        self.files: dict[str, tuple[bytes, str | None]] = {}
+        self.oa_locations: dict[str, list[str]] = {}
+        # Cursor paging: opaque cursors carry '+', '/' and '=' (as OpenAlex's base64 ones do)
+        # and must come back exactly; with a TTL a cursor unused for that long is refused.
+        self.opaque_cursors = False
+        self.cursor_ttl_s: float | None = None
+        self._cursors: dict[str, tuple[int, float]] = {}
         self.mix: FaultMix | None = None
         self.requests: list[SeenRequest] = []
         self.in_flight = 0
@@ -272,6 +282,9 @@ class SimRegistry:
             return self._crossref(path, query)
         if service == "unpaywall":
             return self._unpaywall(path)
+        if service == "files":
+            body, ctype = self.files.get(path, (b"Not found", "text/plain"))
+            return (200 if path in self.files else 404), body, ctype
         return self._openalex(path, query)
 
     def _unpaywall(self, path: str) -> tuple[int, bytes, str]:
@@ -300,6 +313,25 @@ class SimRegistry:
         return 200, _dump({"status": "ok", "message-type": "work", "message": crossref_work(doi)}), \
             "application/json"
 
+    def _issue_cursor(self, offset: int) -> str:
+        cursor = f"IlsxMDAuMF0i+{offset}/Wz0=" if self.opaque_cursors else str(offset)
+        with self._lock:
+            self._cursors[cursor] = (offset, time.monotonic())
+        return cursor
+
+    def _cursor_offset(self, cursor: str) -> int | None:
+        """The offset of a cursor this server issued and that has not expired; else None."""
+        if cursor == "*":
+            return 0
+        with self._lock:
+            issued = self._cursors.get(cursor)
+        if issued is None:
+            return None if self.opaque_cursors or self.cursor_ttl_s is not None else int(cursor)
+        offset, at = issued
+        if self.cursor_ttl_s is not None and time.monotonic() - at >= self.cursor_ttl_s:
+            return None
+        return offset
+
     def _openalex(self, path: str, query: dict) -> tuple[int, bytes, str]:
         if path.startswith("/works/"):
             ident = path[len("/works/"):]
@@ -310,18 +342,24 @@ class SimRegistry:
             if recorded is not None:
                 return 200, recorded.read_bytes(), "application/json"
             return 200, _dump(self.openalex_work(doi=doi)), "application/json"
-        return 200, _dump(self._openalex_list(query)), "application/json"
+        listing = self._openalex_list(query)
+        if listing is None:
+            return 400, _dump({"error": "Invalid query parameters error.",
+                               "message": "cursor is expired or invalid"}), "application/json"
+        return 200, _dump(listing), "application/json"
 
-    def _openalex_list(self, query: dict) -> dict:
+    def _openalex_list(self, query: dict) -> dict | None:
         per_page = int(query.get("per-page") or 25)
         filters = dict(part.split(":", 1) for part in query.get("filter", "").split(",") if ":" in part)
         if "cites" in filters:
-            cursor = query.get("cursor", "*")
-            offset = 0 if cursor == "*" else int(cursor)
+            offset = self._cursor_offset(query.get("cursor", "*"))
+            if offset is None:
+                return None
             count = self.cited_by_count
             results = [self.openalex_work(ident=f"W9{i:07d}", cites=filters["cites"])
                        for i in range(offset, min(count, offset + per_page))]
-            nxt = str(offset + len(results)) if offset + len(results) < count else None
+            end = offset + len(results)
+            nxt = self._issue_cursor(end) if end < count else None
             return {"meta": {"count": count, "per_page": per_page, "next_cursor": nxt},
                     "results": results}
         results = []
@@ -340,7 +378,11 @@ class SimRegistry:
         facts = _facts(doi or ident or "")
         ident = ident or f"W{facts['number'] % 10**10}"
         doi = doi or f"10.5555/sim.{ident.lower()}"
+        locations = [{"pdf_url": url, "landing_page_url": None, "is_oa": True}
+                     for url in self.oa_locations.get(doi, [])]
+        oa = {"best_oa_location": locations[0], "locations": locations} if locations else {}
         return {
+            **oa,
             "id": f"https://openalex.org/{ident}", "doi": f"https://doi.org/{doi}",
             "title": facts["title"], "display_name": facts["title"],
             "publication_year": facts["year"], "type": "article",
@@ -395,6 +437,8 @@ def _corpus_index() -> dict[tuple[str, str], Path]:
 
 def route(path: str, query: dict) -> tuple[str, str]:
     """(service, path without a routing prefix)."""
+    if path.startswith("/files/"):
+        return "files", path
     for prefix in ("crossref", "openalex", "unpaywall"):
         if path.startswith(f"/{prefix}/") or path == f"/{prefix}":
             return prefix, path[len(prefix) + 1:] or "/"

@@ -15,31 +15,55 @@ from citecheck.match import (
 from citecheck.match.assign import assign_one_to_one
 
 SHEA = Candidate(
-    doi="10.1103/physrevb.47.9967", title="Surface-plasmon ejection of Ag+ ions from laser "
-    "irradiation of a roughened silver surface", authors=["Shea", "Compton"], year=1993,
-    venue="Physical Review B", volume="47", issue="15", pages="9967-9970", source="openalex",
+    doi="10.1103/physrevb.47.9967",
+    title="Surface-plasmon ejection of Ag+ ions from laser "
+    "irradiation of a roughened silver surface",
+    authors=["Shea", "Compton"],
+    year=1993,
+    venue="Physical Review B",
+    volume="47",
+    issue="15",
+    pages="9967-9970",
+    source="openalex",
 )
 WANG = Candidate(
-    doi="10.5012/bkcs.2013.34.12.3829", title="Synthesis of Hβ (core)/SAPO-11 (shell) Composite "
+    doi="10.5012/bkcs.2013.34.12.3829",
+    title="Synthesis of Hβ (core)/SAPO-11 (shell) Composite "
     "Molecular Sieve and its Catalytic Performances in the Methylation of Naphthalene with "
-    "Methanol", authors=["Wang", "Guo", "Zhao"], year=2013,
-    venue="Bulletin of the Korean Chemical Society", volume="34", issue="12", pages="3829-3834",
+    "Methanol",
+    authors=["Wang", "Guo", "Zhao"],
+    year=2013,
+    venue="Bulletin of the Korean Chemical Society",
+    volume="34",
+    issue="12",
+    pages="3829-3834",
     source="openalex",
 )
 HERZOG = Candidate(
-    doi="10.1016/s0002-9343(03)00432-7", title="Effects of previous influenza vaccination on "
+    doi="10.1016/s0002-9343(03)00432-7",
+    title="Effects of previous influenza vaccination on "
     "subsequent readmission and mortality in elderly patients hospitalized with pneumonia",
-    authors=["Herzog", "Bratzler", "Houck"], year=2003, venue="The American Journal of Medicine",
-    volume="115", issue="6", pages="454-461", source="openalex", is_retracted=True,
+    authors=["Herzog", "Bratzler", "Houck"],
+    year=2003,
+    venue="The American Journal of Medicine",
+    volume="115",
+    issue="6",
+    pages="454-461",
+    source="openalex",
+    is_retracted=True,
 )
 REGISTRY = [SHEA, WANG, HERZOG]
 
-NOISY_SHEA = ("Shea, M. J., & Compto n,R. N. (1993). Surf ace-plasmon ejection ofAg+ions from "
-              "laser irradiation of a roughened silver surface. Physical ReviewB, 47H15),9967– 9970.")
-SCRAMBLED_WANG = ("Wang, Xiaoxiao, Guo, Shaoqing, Zhao, Liangfu. in Catalytic of the Methanol "
-                  "Methylation its Performances Molecular Hβ (shell) Composite Synthesis Sieve of "
-                  "with and Naphthalene (core)/SAPO-11. Bulletin of the Korean Chemical Society. "
-                  "2013. 34. 12. 3829-3834")
+NOISY_SHEA = (
+    "Shea, M. J., & Compto n,R. N. (1993). Surf ace-plasmon ejection ofAg+ions from "
+    "laser irradiation of a roughened silver surface. Physical ReviewB, 47H15),9967– 9970."
+)
+SCRAMBLED_WANG = (
+    "Wang, Xiaoxiao, Guo, Shaoqing, Zhao, Liangfu. in Catalytic of the Methanol "
+    "Methylation its Performances Molecular Hβ (shell) Composite Synthesis Sieve of "
+    "with and Naphthalene (core)/SAPO-11. Bulletin of the Korean Chemical Society. "
+    "2013. 34. 12. 3829-3834"
+)
 TITLELESS_HERZOG = "[3] N.S. Herzog, D.W. Bratzler, P.M. Houck, Am. J. Med. 115 (2003) 454."
 SOFTWARE = "R Core Team (2020). R: A language and environment for statistical computing. Vienna."
 
@@ -66,8 +90,9 @@ class FakeClassifier:
 
 def _assert_counts_add_up(result: LinkResult) -> None:
     counts = result.counts
-    total = sum(counts[k] for k in ("linked", "found", "found_with_differences", "not_found",
-                                    "unchecked"))
+    total = sum(
+        counts[k] for k in ("linked", "found", "found_with_differences", "not_found", "unchecked")
+    )
     assert total == counts["printed"] == len(result.items)
 
 
@@ -98,8 +123,10 @@ def test_printed_doi_in_registry_links_directly() -> None:
 
 
 def test_printed_doi_with_another_title_is_doi_title_mismatch() -> None:
-    fabricated = ("Smith, J. (2021). Deep learning cures all known diseases. Nature Medicine, "
-                  "27, 1-10. https://doi.org/10.1103/PhysRevB.47.9967")
+    fabricated = (
+        "Smith, J. (2021). Deep learning cures all known diseases. Nature Medicine, "
+        "27, 1-10. https://doi.org/10.1103/PhysRevB.47.9967"
+    )
     searcher = FakeSearcher([SHEA])
     result = link_references([fabricated], [], searcher=searcher)
     item = result.items[0]
@@ -134,8 +161,10 @@ def test_unrelated_search_hits_are_not_accepted() -> None:
 
 @pytest.mark.parametrize(
     ("answer", "status", "reason"),
-    [(("not_indexed_kind", "software"), "unchecked", "software"),
-     (("scholarly", "a journal article"), "not_found", "not_in_registry")],
+    [
+        (("not_indexed_kind", "software"), "unchecked", "software"),
+        (("scholarly", "a journal article"), "not_found", "not_in_registry"),
+    ],
 )
 def test_classifier_decides_unmatched_entries(answer, status, reason) -> None:
     result = link_references([SOFTWARE], [SHEA], classifier=FakeClassifier(answer))
@@ -154,11 +183,25 @@ def test_classifier_failure_is_recorded_not_raised() -> None:
 
 def test_preprint_and_published_twins_told_apart_by_venue_and_year() -> None:
     title = "Attention is all you need for molecular property prediction"
-    preprint = Candidate(doi="10.48550/arxiv.1706.00001", title=title, authors=["Vaswani"],
-                         year=2017, venue="arXiv", arxiv="1706.00001", source="openalex")
-    published = Candidate(doi="10.5555/neurips.2018.42", title=title, authors=["Vaswani"],
-                          year=2018, venue="Advances in Neural Information Processing Systems",
-                          volume="31", pages="100-110", source="openalex")
+    preprint = Candidate(
+        doi="10.48550/arxiv.1706.00001",
+        title=title,
+        authors=["Vaswani"],
+        year=2017,
+        venue="arXiv",
+        arxiv="1706.00001",
+        source="openalex",
+    )
+    published = Candidate(
+        doi="10.5555/neurips.2018.42",
+        title=title,
+        authors=["Vaswani"],
+        year=2018,
+        venue="Advances in Neural Information Processing Systems",
+        volume="31",
+        pages="100-110",
+        source="openalex",
+    )
     printed = [
         f"Vaswani A. {title}. Advances in Neural Information Processing Systems 31 (2018) 100-110.",
         f"Vaswani A. {title}. arXiv preprint arXiv:1706.00001 (2017).",
@@ -181,8 +224,9 @@ def test_two_printed_copies_of_one_reference_link_once() -> None:
 def test_refs_output_and_text_table() -> None:
     result = link_references([NOISY_SHEA, SOFTWARE], [SHEA])
     rows = refs_output(result)
-    assert [set(r) for r in rows] == [{"printed", "status", "doi", "openalex_id", "score",
-                                      "differences"}] * 2
+    assert [set(r) for r in rows] == [
+        {"printed", "status", "doi", "openalex_id", "score", "differences"}
+    ] * 2
     assert rows[0]["doi"] == SHEA.doi and rows[1]["status"] == "unchecked"
     table = format_refs_text(result)
     assert "ref-001" in table and "2 printed: 1 linked" in table
@@ -198,12 +242,20 @@ def test_thresholds_are_configurable_and_validated() -> None:
 
 def test_large_registry_uses_retrieval_and_stays_correct() -> None:
     filler = [
-        Candidate(doi=f"10.9999/f{i}", title=f"Filler study number {i} of soil microbes",
-                  authors=[f"Author{i}"], year=2000 + i % 20, venue="Soil Biology",
-                  volume=str(i), pages=f"{i}-{i + 9}", source="openalex")
+        Candidate(
+            doi=f"10.9999/f{i}",
+            title=f"Filler study number {i} of soil microbes",
+            authors=[f"Author{i}"],
+            year=2000 + i % 20,
+            venue="Soil Biology",
+            volume=str(i),
+            pages=f"{i}-{i + 9}",
+            source="openalex",
+        )
         for i in range(3000)
     ]
-    result = link_references([NOISY_SHEA, SCRAMBLED_WANG] * 1 + [SOFTWARE] * 100,
-                             filler + list(REGISTRY))
+    result = link_references(
+        [NOISY_SHEA, SCRAMBLED_WANG] * 1 + [SOFTWARE] * 100, filler + list(REGISTRY)
+    )
     assert [i.doi for i in result.items[:2]] == [SHEA.doi, WANG.doi]
     assert all(i.status == "unchecked" for i in result.items[2:])

@@ -9,9 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pdfgen  # noqa: E402
+import pdfgen
 
-from citecheck.text import Extraction, extract_pdf  # noqa: E402
+from citecheck.text import Extraction, extract_pdf
 
 
 @pytest.fixture(scope="module")

@@ -59,7 +59,10 @@ class CandidateIndex:
             t: i for i, t in enumerate(sorted(t for t, n in frequency.items() if n <= limit))
         }
         self._idf = np.array(
-            [math.log(1 + size / frequency[t]) for t in sorted(self._vocabulary, key=self._vocabulary.get)],
+            [
+                math.log(1 + size / frequency[t])
+                for t in sorted(self._vocabulary, key=self._vocabulary.get)
+            ],
             dtype=np.float32,
         )
         self._matrix = self._vectorise(documents, weighted=False).T.tocsr()

@@ -29,9 +29,9 @@ from citecheck.match.models import (
 )
 from citecheck.match.scoring import (
     CandidateProfile,
-    cached_profile,
     PairScore,
     PrintedProfile,
+    cached_profile,
     profile_candidate,
     profile_printed,
     score_pair,
@@ -95,10 +95,25 @@ def _identifier_item(
     pair = pair.model_copy(update={"score": 1.0})
     mismatch = doi_title_mismatch(printed, profile, thresholds)
     if mismatch is None:
-        return _item(number, printed, profile, pair, status=status, matched_by=matched_by,
-                     thresholds=thresholds)
-    item = _item(number, printed, profile, pair, status="found_with_differences",
-                 matched_by=matched_by, thresholds=thresholds, reason=f"{matched_by}_title_mismatch")
+        return _item(
+            number,
+            printed,
+            profile,
+            pair,
+            status=status,
+            matched_by=matched_by,
+            thresholds=thresholds,
+        )
+    item = _item(
+        number,
+        printed,
+        profile,
+        pair,
+        status="found_with_differences",
+        matched_by=matched_by,
+        thresholds=thresholds,
+        reason=f"{matched_by}_title_mismatch",
+    )
     item.differences = [mismatch, *(d for d in item.differences if d.field != "title")]
     return item
 
@@ -162,7 +177,8 @@ def best_search_hit(
         ((score_pair(printed, p, thresholds), p) for p, _ in scored),
         key=lambda x: -x[0].score,
     )
-    valid = [(pair, p) for pair, p in ranked if pair.veto is None]
+    # A hit compared on a single field (a bare title) is too weak to accept from a search.
+    valid = [(pair, p) for pair, p in ranked if pair.veto is None and pair.fields >= 2]
     if not valid or valid[0][0].score < thresholds.search_accept:
         return None
     best_pair, best = valid[0]
@@ -182,16 +198,22 @@ def _search(
         hits = searcher.search(printed.parsed.printed, printed.parsed)
     except Exception as exc:  # recorded in the item, never dropped
         logger.warning("search failed for ref-%03d: %s", number, type(exc).__name__)
-        return ReferenceItem(id=f"ref-{number:03d}", printed=printed.parsed.printed,
-                             status="unchecked", reason="search_failed", note=type(exc).__name__)
+        return ReferenceItem(
+            id=f"ref-{number:03d}",
+            printed=printed.parsed.printed,
+            status="unchecked",
+            reason="search_failed",
+            note=type(exc).__name__,
+        )
     decided = best_search_hit(printed, hits, thresholds)
     if decided is None:
         return None
     profile, pair, matched_by = decided
     if matched_by in ("doi", "arxiv", "pmid"):
         return _identifier_item(number, printed, profile, matched_by, thresholds, status="found")
-    return _item(number, printed, profile, pair, status="found", matched_by=matched_by,
-                 thresholds=thresholds)
+    return _item(
+        number, printed, profile, pair, status="found", matched_by=matched_by, thresholds=thresholds
+    )
 
 
 def _classify(
@@ -204,15 +226,20 @@ def _classify(
         verdict, detail = classifier.classify(printed)
     except Exception as exc:  # recorded in the item, never dropped
         logger.warning("reference-kind model failed for ref-%03d: %s", number, type(exc).__name__)
-        return ReferenceItem(**base, status="unchecked", reason="model_error",
-                             note=type(exc).__name__)
+        return ReferenceItem(
+            **base, status="unchecked", reason="model_error", note=type(exc).__name__
+        )
     if verdict == "not_indexed_kind":
         return ReferenceItem(**base, status="unchecked", reason=detail or "not_indexed_kind")
     if verdict == "scholarly":
         reason = "not_in_registry_or_index" if searched else "not_in_registry"
         return ReferenceItem(**base, status="not_found", reason=reason, note=detail)
-    return ReferenceItem(**base, status="unchecked", reason="model_unrecognised_answer",
-                         note=f"{verdict}: {detail}"[:300])
+    return ReferenceItem(
+        **base,
+        status="unchecked",
+        reason="model_unrecognised_answer",
+        note=f"{verdict}: {detail}"[:300],
+    )
 
 
 def link_references(
@@ -243,8 +270,9 @@ def link_references(
             col = registry_by_key.get((kind, value))
             if col is not None and col not in used:
                 used.add(col)
-                items[row] = _identifier_item(row + 1, profile, profiles_registry[col], kind,
-                                              thresholds, status="linked")
+                items[row] = _identifier_item(
+                    row + 1, profile, profiles_registry[col], kind, thresholds, status="linked"
+                )
                 break
 
     rows = [r for r in range(len(printed)) if r not in items]
@@ -258,9 +286,15 @@ def link_references(
     for row, col in assign_one_to_one(edges).items():
         used.add(col)
         pair = pairs[(row, col)]
-        items[row] = _item(row + 1, profiles_printed[row], profiles_registry[col], pair,
-                           status="linked", matched_by="title_free" if pair.title_free else "text",
-                           thresholds=thresholds)
+        items[row] = _item(
+            row + 1,
+            profiles_printed[row],
+            profiles_registry[col],
+            pair,
+            status="linked",
+            matched_by="title_free" if pair.title_free else "text",
+            thresholds=thresholds,
+        )
 
     for row, profile in enumerate(profiles_printed):
         if row in items:

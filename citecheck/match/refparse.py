@@ -20,10 +20,31 @@ from citecheck.identifiers import find_arxiv, find_dois, find_pmid, find_year
 logger = logging.getLogger(__name__)
 
 _LIGATURES = str.maketrans({"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ß": "ss"})
-_NON_WORD = re.compile(r"[^0-9a-z]+")
+# Letters of every script are kept: Cyrillic or Arabic titles must not fold to nothing.
+_NON_WORD = re.compile(r"[\W_]+")
 _LIST_MARKER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\d{1,4}\)|\d{1,4}\s*[.)]\s)\s*")
-_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le",
-              "dos", "das", "ter", "ten", "bin", "al", "el", "mc"}
+_PARTICLES = {
+    "van",
+    "von",
+    "der",
+    "den",
+    "de",
+    "del",
+    "della",
+    "di",
+    "da",
+    "du",
+    "la",
+    "le",
+    "dos",
+    "das",
+    "ter",
+    "ten",
+    "bin",
+    "al",
+    "el",
+    "mc",
+}
 # "J.", "J.-P.", "Th.", or a bare run of up to three capitals in Vancouver style ("JP").
 _INITIALS = re.compile(r"^(?:(?:[A-Z][a-z]?\.\s?-?)+|[A-Z]{1,3})$")
 _AUTHOR_SPLIT = re.compile(r"\s*(?:;|,|&|\band\b|\bet al\.?)\s*")
@@ -31,9 +52,13 @@ _PAGE_RANGE = re.compile(r"\b([A-Za-z]?\d{1,7})\s*[-–—]+\s*([A-Za-z]?\d{1,7}
 _VOLUME_ISSUE = re.compile(r"\b(\d{1,5})\s*\(\s*([\w\-–/ ]{1,12}?)\s*\)")
 _VOLUME_LABEL = re.compile(r"\b(?:vol\.?|volume)\s*(\d{1,5})", re.I)
 _ISSUE_LABEL = re.compile(r"\b(?:no\.?|issue|nr\.?)\s*(\d{1,5})", re.I)
-_PAGES_LABEL = re.compile(r"\b(?:pp?\.?|pages?)\s*([A-Za-z]?\d{1,7})(?:\s*[-–—]+\s*([A-Za-z]?\d{1,7}))?", re.I)
+_PAGES_LABEL = re.compile(
+    r"\b(?:pp?\.?|pages?)\s*([A-Za-z]?\d{1,7})(?:\s*[-–—]+\s*([A-Za-z]?\d{1,7}))?", re.I
+)
 _COLON_PAGES = re.compile(r"\b(\d{1,5})\s*(?:\(([\w\-–]{1,8})\))?\s*:\s*([A-Za-z]?\d{1,7})")
-_VOLUME_YEAR_PAGE = re.compile(r"\b(\d{1,5})\s*\((?:1[5-9]|20)\d\d[a-z]?\)\s*,?\s*([A-Za-z]?\d{1,7})\b")
+_VOLUME_YEAR_PAGE = re.compile(
+    r"\b(\d{1,5})\s*\((?:1[5-9]|20)\d\d[a-z]?\)\s*,?\s*([A-Za-z]?\d{1,7})\b"
+)
 
 
 def fold(text: str) -> str:
@@ -57,7 +82,7 @@ def expand_pages(pages: str | None) -> str | None:
     if not match:
         return pages.strip() or None
     prefix, first, last_prefix, last = match.groups()
-    if len(last) < len(first) and int(first[-len(last):]) <= int(last):
+    if len(last) < len(first) and int(first[-len(last) :]) <= int(last):
         last = first[: len(first) - len(last)] + last
     return f"{prefix}{first}-{last_prefix or prefix}{last}"
 
@@ -113,14 +138,40 @@ def _authors_segment(text: str, year: int | None) -> tuple[str, str]:
         year_at = re.search(rf"\(?\b{year}[a-z]?\b\)?", text)
         if year_at and year_at.start() < max(200, len(text) // 2):
             head = text[: year_at.start()]
-            if len(head.split()) <= 60 and not re.search(r"[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}", head):
-                return head, text[year_at.end():]
-    # Vancouver / Elsevier styles: authors end at the first ". " followed by a longer phrase,
-    # or at the last "X.," initial group before the title.
-    match = re.match(r"^((?:[^.]*?\b[A-Z]{1,3}\b\.?,?\s*)+?)(?:\.\s|:\s)", text)
-    if match and len(match.group(1)) < 300:
-        return match.group(1), text[match.end():]
-    return "", text
+            names, leftover = _walk_name_chunks(head)
+            if names and not leftover.strip(" .,;:([&"):
+                return head, text[year_at.end() :]
+    return _walk_name_chunks(text)
+
+
+def _name_like(chunk: str) -> bool:
+    """A comma-separated piece that reads as a person's name (or "et al.", or initials)."""
+    words = chunk.replace("&", " ").split()
+    words = [w for w in words if w.lower() not in ("and", "et", "al", "al.")]
+    if not words or len(words) > 4:
+        return False
+    return all(w[0].isupper() or w.lower() in _PARTICLES for w in words)
+
+
+def _walk_name_chunks(text: str) -> tuple[str, str]:
+    """Vancouver / Elsevier styles: consume name-like comma pieces from the start.
+
+    The piece that ends the list often carries the title after a period ("Doe K. A study…",
+    "et al.Short-term…"): its part before the first period is taken when it is a name.
+    """
+    position = 0
+    for match in re.finditer(r"[^,;]+[,;]?", text):
+        chunk = match.group(0).rstrip(",;")
+        if _name_like(chunk) and not re.search(r"\.\s+[A-Z][a-z]+\s+[a-z]", chunk):
+            position = match.end()
+            continue
+        head = re.match(r"\s*([^.]*(?:\b[A-Z]\.)*)\.\s*", chunk)
+        if head and _name_like(head.group(1)):
+            position = match.start() + head.end()
+        break
+    if position == 0:
+        return "", text
+    return text[:position], text[position:]
 
 
 def _family_names(segment: str) -> list[str]:
@@ -154,7 +205,9 @@ def _numbers(rest: str) -> tuple[str | None, str | None, str | None]:
         issue = issue or match.group(2)
         pages = pages or match.group(3)
     if pages is None or "-" not in pages:
-        ranges = [m for m in _PAGE_RANGE.finditer(rest) if not re.fullmatch(r"(19|20)\d\d", m.group(2))]
+        ranges = [
+            m for m in _PAGE_RANGE.finditer(rest) if not re.fullmatch(r"(19|20)\d\d", m.group(2))
+        ]
         if ranges:
             pages = f"{ranges[-1].group(1)}-{ranges[-1].group(2)}"
     return volume, issue, expand_pages(pages)

@@ -10,6 +10,7 @@ print no title (Elsevier style) only when first author, year, volume and first p
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections import OrderedDict
@@ -25,8 +26,7 @@ from citecheck.match.settings import MatchThresholds
 logger = logging.getLogger(__name__)
 
 _STOPWORDS = frozenset(
-    "a an and are as at by de der des die du et for from in into is la le of on or the to "
-    "und with".split()
+    ["a", "an", "and", "are", "as", "at", "by", "de", "der", "des", "die", "du", "et", "for", "from", "in", "into", "is", "la", "le", "of", "on", "or", "the", "to", "und", "with"]
 )
 _YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)[a-z]?$")
 
@@ -75,6 +75,7 @@ class PairScore(BaseModel):
     venue: float | None = None
     veto: str | None = None
     title_free: bool = False
+    fields: int = 0
 
 
 def profile_printed(printed: str, parsed: ParsedReference | None = None) -> PrintedProfile:
@@ -82,12 +83,20 @@ def profile_printed(printed: str, parsed: ParsedReference | None = None) -> Prin
     norm = normalize_text(printed)
     tokens = frozenset(norm.split())
     # Digit runs inside glued tokens count too: OCR noise prints "47(15)" as "47H15)".
+    words = norm.split()
+    glued = [a + b for a, b in itertools.pairwise(words) if a.isdigit() and b.isdigit()]
     numbers = frozenset(
-        [t for t in tokens if re.fullmatch(r"[a-z]?\d+", t)] + re.findall(r"\d+", norm)
+        [t for t in tokens if re.fullmatch(r"[a-z]?\d+", t)] + re.findall(r"\d+", norm) + glued
     )
     years = frozenset(int(t[:4]) for t in tokens if _YEAR.match(t))
-    return PrintedProfile(parsed=parsed, norm=norm, compact=norm.replace(" ", ""),
-                          tokens=tokens, numbers=numbers, years=years)
+    return PrintedProfile(
+        parsed=parsed,
+        norm=norm,
+        compact=norm.replace(" ", ""),
+        tokens=tokens,
+        numbers=numbers,
+        years=years,
+    )
 
 
 def _number(value: str | None) -> str | None:
@@ -142,7 +151,9 @@ def cached_profile(candidate: Candidate) -> CandidateProfile:
     return profile
 
 
-def title_similarity(title_norm: str, title_tokens: tuple[str, ...], printed: PrintedProfile) -> float:
+def title_similarity(
+    title_norm: str, title_tokens: tuple[str, ...], printed: PrintedProfile
+) -> float:
     """How much of a candidate title appears in the printed string (0–1).
 
     Token coverage (weighted by word length) survives scrambled word order; character
@@ -183,16 +194,16 @@ def venue_similarity(words: tuple[str, ...], printed: PrintedProfile) -> float:
     long_tokens = [t for t in printed.tokens if len(t) >= 2 and not t.isdigit()]
     found = 0
     for word in words:
-        if word == "journal" and "j" in printed.tokens:
-            found += 1
-        elif word in printed.tokens or any(
+        if word == "journal" and "j" in printed.tokens or word in printed.tokens or any(
             word.startswith(t) or (len(word) >= 3 and t.startswith(word)) for t in long_tokens
         ):
             found += 1
     return found / len(words)
 
 
-def _year_score(year: int | None, printed: PrintedProfile, tolerance: int) -> tuple[float | None, str | None]:
+def _year_score(
+    year: int | None, printed: PrintedProfile, tolerance: int
+) -> tuple[float | None, str | None]:
     if year is None or not printed.years:
         return None, None
     if year in printed.years:
@@ -202,6 +213,15 @@ def _year_score(year: int | None, printed: PrintedProfile, tolerance: int) -> tu
     if printed.parsed.year is None:
         return 0.0, None
     return 0.0, "year"
+
+
+def _prints_no_other_title(printed: PrintedProfile, profile: CandidateProfile) -> bool:
+    """True when the string shows no title, or its "title" is really the venue."""
+    guess = printed.parsed.title
+    if not guess or len(guess.split()) < 3:
+        return True
+    venue = profile.candidate.venue
+    return bool(venue) and fuzz.token_set_ratio(normalize_text(guess), normalize_text(venue)) >= 80
 
 
 def score_pair(
@@ -230,7 +250,12 @@ def score_pair(
         volume = 1.0 if profile.volume in printed.numbers else 0.0
         weights["volume"], values["volume"] = 1.0, volume
     if profile.first_page and numbers_printed:
-        first_page = 1.0 if profile.first_page in printed.numbers else 0.0
+        printed_first = printed.parsed.first_page
+        if printed_first and "-" in (printed.parsed.pages or ""):
+            # A printed range decides: its last page must not pass for a first page.
+            first_page = 1.0 if _number(printed_first) == profile.first_page else 0.0
+        else:
+            first_page = 1.0 if profile.first_page in printed.numbers else 0.0
         weights["first_page"], values["first_page"] = 1.0, first_page
     if profile.issue and numbers_printed:
         weights["issue"] = 0.5
@@ -243,7 +268,14 @@ def score_pair(
     total = sum(weights.values())
     score = sum(weights[k] * values[k] for k in weights) / total
     title_free = False
-    if "title" in weights and volume == 1.0 and first_page == 1.0 and authors and year:
+    if (
+        "title" in weights
+        and volume == 1.0
+        and first_page == 1.0
+        and authors
+        and year
+        and (title >= 0.5 or _prints_no_other_title(printed, profile))
+    ):
         # Strings printed without a title: author, year, volume and first page must agree.
         rest = {k: w for k, w in weights.items() if k != "title"}
         without_title = sum(w * values[k] for k, w in rest.items()) / sum(rest.values())
@@ -259,4 +291,5 @@ def score_pair(
         venue=venue,
         veto=veto,
         title_free=title_free,
+        fields=len(weights),
     )

@@ -50,7 +50,7 @@ def _classified(what: str):
                               reason="bad_api_key", status=401) from None
         raise SourceError(f"OpenAlex {what}: query rejected", reason="query_error",
                           status=400) from None
-    except ValueError:
+    except (ValueError, KeyError, TypeError):
         raise SourceError(f"OpenAlex {what}: unusable answer", reason="bad_json") from None
 
 

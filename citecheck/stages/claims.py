@@ -39,6 +39,7 @@ class Claims:
         from ..judge import judge_claims
 
         judge, no_judge_reason = _judge_for(ctx)
+        ctx.data["judge"] = judge
         linked = {item.id: item for item in ctx.data.get("printed_refs_linked") or []}
         references = []
         for ref in extraction.references:
@@ -56,7 +57,6 @@ class Claims:
             reasons.append(no_judge_reason)
         if not cited_texts:
             reasons.append("no_open_cited_full_text")
-        reasons.append("incoming_claims_not_checked")
         section.reason = ";".join(reasons) or None
         section.status = "partial" if reasons else "ok"
         return StageResult(section.status, section.reason)

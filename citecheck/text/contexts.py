@@ -39,7 +39,7 @@ _ITEM = re.compile(r"(" + _NAME + r")[^\d;()]{0,80}?,?\s" + _YEAR_LIST)
 _NARRATIVE = re.compile(
     r"(" + _NAME + r")(?:\s+et\s+al\.?|\s+(?:and|&)\s+" + _NAME + r")?\s+\(" + _YEAR_LIST + r"\)"
 )
-_NOT_NAMES = frozenset("See Cf For In Also And The From Table Figure Fig Eq Section Chapter Note".split())
+_NOT_NAMES = frozenset(["See", "Cf", "For", "In", "Also", "And", "The", "From", "Table", "Figure", "Fig", "Eq", "Section", "Chapter", "Note"])
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from citecheck.text.normalize import _SPLIT_LIGATURE, dehyphenate_join, fold_compatibility
+from citecheck.text.normalize import dehyphenate_join, fold_compatibility, join_split_ligatures
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def _normalize_segments(text: str, spans: list[tuple[int, int]]) -> tuple[str, l
         if out.endswith(" ") and piece.startswith(" "):
             piece = piece[1:]
         if not is_sup:
-            piece = _SPLIT_LIGATURE.sub(r"\1", piece)
+            piece = join_split_ligatures(piece)
         elif piece.strip():
             lead = len(piece) - len(piece.lstrip())
             new_spans.append((len(out) + lead, len(out) + len(piece.rstrip())))

@@ -23,11 +23,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from citecheck.identifiers import find_arxiv, find_dois, find_pmcid, find_pmid, find_urls
+from citecheck.identifiers import find_arxiv, find_dois, find_pmcid, find_pmid, find_urls, find_year
 from citecheck.text.contexts import RefKey, find_contexts, fold
 from citecheck.text.document import PageLines, page_text, pages_from_worker, vocabulary
-from citecheck.text.references import PrintedReference, find_references
 from citecheck.text.protocol import EXIT_OOM
+from citecheck.text.references import PrintedReference, find_references
 
 logger = logging.getLogger(__name__)
 
@@ -135,8 +135,6 @@ def run_worker(path: Path, *, timeout_s: float, memory_mb: int) -> dict[str, Any
 
 
 def _reference_model(index: int, entry: PrintedReference) -> Reference:
-    from citecheck.identifiers import find_year
-
     def first(values: list[str]) -> str | None:
         return values[0] if values else None
 

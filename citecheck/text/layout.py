@@ -201,19 +201,12 @@ def _make_line(words: list[_Word]) -> Line:
 
 def _merge_same_band(lines: list[list[_Word]]) -> list[list[_Word]]:
     """Join row pieces of one column that share a baseline (pieces drawn out of order)."""
-    def band(words: list[_Word]) -> tuple[float, float]:
-        chars = [c for w in words for c in w.chars]
-        heights = sorted(c.height for c in chars)
-        size = heights[len(heights) // 2]
-        body = [c for c in chars if c.height >= 0.85 * size] or chars
-        return min(c.top for c in body), max(c.bottom for c in body)
-
-    ordered = sorted(lines, key=lambda ws: (band(ws)[1], ws[0].x0))
+    ordered = sorted(lines, key=lambda ws: (_row_band(ws)[1], ws[0].x0))
     merged: list[list[_Word]] = []
     for words in ordered:
         if merged:
-            top, bottom = band(merged[-1])
-            new_top, new_bottom = band(words)
+            top, bottom = _row_band(merged[-1])
+            new_top, new_bottom = _row_band(words)
             overlap = min(bottom, new_bottom) - max(top, new_top)
             if overlap > 0.6 * min(bottom - top, new_bottom - new_top):
                 merged[-1] = sorted(merged[-1] + words, key=lambda w: w.x0)

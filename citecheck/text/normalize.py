@@ -15,7 +15,7 @@ import unicodedata
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["dehyphenate_join", "fold_compatibility", "normalize_line", "normalize_text"]
+__all__ = ["dehyphenate_join", "fold_compatibility", "join_split_ligatures", "normalize_line", "normalize_text"]
 
 _TRANSLATION = str.maketrans(
     {
@@ -40,9 +40,7 @@ _LINE_END_HYPHEN = re.compile(r"(?<=[A-Za-z\u00C0-\u024F])-\s*\n\s*(?=[a-z\u00DF
 
 # Prefixes that form hyphenated compounds; a line break after them keeps the hyphen.
 _COMPOUND_PREFIXES = frozenset(
-    "anti co counter cross double ex extra high inter intra long low macro meta micro mid "
-    "multi neo non over para post pre pro pseudo quasi re self semi short single sub super "
-    "trans two ultra under well wide".split()
+    ["anti", "co", "counter", "cross", "double", "ex", "extra", "high", "inter", "intra", "long", "low", "macro", "meta", "micro", "mid", "multi", "neo", "non", "over", "para", "post", "pre", "pro", "pseudo", "quasi", "re", "self", "semi", "short", "single", "sub", "super", "trans", "two", "ultra", "under", "well", "wide"]
 )
 
 
@@ -53,6 +51,11 @@ def fold_compatibility(text: str) -> str:
         text = unicodedata.normalize("NFC", _LOOSE_ACCENT.sub(r"\2\1", text))
         text = re.sub(r"(?<!\S)[\u0300-\u036f]+", "", text)  # an accent left with no letter
     return text.translate(_TRANSLATION)
+
+
+def join_split_ligatures(text: str) -> str:
+    """"signi fi cant" -> "significant": ligature glyphs set apart from their word."""
+    return _SPLIT_LIGATURE.sub(r"\1", text)
 
 
 def normalize_line(text: str) -> str:

@@ -67,7 +67,6 @@ _AUTHOR_LIST_START = re.compile(
     r",?\s+(?:[A-Z]\.|[A-Z][\w'’\-\u00C0-\u024F]+|[A-Z]{1,3}\b|\(?(?:1[6-9]|20)\d{2})"
 )
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
-_ENTRY_END = re.compile(r"([.)\]]|\d|https?://\S+|doi\S+|[A-Za-z]{2,})\s*$")
 
 
 @dataclass(slots=True)
@@ -91,12 +90,11 @@ class ReferenceSection:
 class _Located:
     page: int
     line: TextLine
-    page_width: float
 
 
 def _section_lines(pages: list[PageLines]) -> list[_Located]:
     """Lines after the last reference heading, up to the next unrelated heading."""
-    located = [_Located(p.number, line, p.width) for p in pages for line in p.lines if line.size > 0]
+    located = [_Located(p.number, line) for p in pages for line in p.lines if line.size > 0]
     start = None
     for index in range(len(located) - 1, -1, -1):
         text = located[index].line.text.strip()
@@ -288,9 +286,7 @@ def _shape_starts(lines: list[_Located]) -> set[int]:
         previous, current = lines[index - 1].line, lines[index].line
         if previous.text.rstrip().endswith(","):
             continue
-        if previous.x1 < right - 40 and _AUTHOR_START.match(current.text):
-            starts.add(index)
-        elif previous.text.rstrip().endswith((".", ")")) and _AUTHOR_LIST_START.match(current.text):
+        if (previous.x1 < right - 40 and _AUTHOR_START.match(current.text)) or (previous.text.rstrip().endswith((".", ")")) and _AUTHOR_LIST_START.match(current.text)):
             starts.add(index)
     return starts
 

@@ -18,15 +18,12 @@ logger = logging.getLogger(__name__)
 __all__ = ["sentence_spans", "split_sentences"]
 
 _ABBREVIATIONS = frozenset(
-    """al fig figs eq eqs eqn ref refs e.g i.e cf vs viz etc approx ca resp sect sec tab no nos
-    vol vols pp p ed eds dr mr mrs ms prof st jr sr inc ltd co corp dept univ ch chap suppl
-    et seq op cit ibid id incl min max avg est var spp sp subsp var nr art para mt ft
-    jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+    ["al", "fig", "figs", "eq", "eqs", "eqn", "ref", "refs", "e.g", "i.e", "cf", "vs", "viz", "etc", "approx", "ca", "resp", "sect", "sec", "tab", "no", "nos", "vol", "vols", "pp", "p", "ed", "eds", "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "inc", "ltd", "co", "corp", "dept", "univ", "ch", "chap", "suppl", "et", "seq", "op", "cit", "ibid", "id", "incl", "min", "max", "avg", "est", "var", "spp", "sp", "subsp", "var", "nr", "art", "para", "mt", "ft", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"]
 )
 # A terminator, then closing quotes/brackets, then optional citation markers, then space.
 _BOUNDARY = re.compile(
     r"[.!?]['\"\u2019\u201d)\]]*"
-    r"(?:\x01[^\x02]*\x02|\d{1,3}(?:[,\u2013\-]\d{1,3})*(?=\s+[A-Z]))?"
+    r"(?:\s?\x01[^\x02]*\x02|\d{1,3}(?:[,\u2013\-]\d{1,3})*(?=\s+[A-Z]))?"
     r"(?=\s+['\"\u2018\u201c(\[]?[A-Z0-9\u00C0-\u00DE])"
 )
 _PARAGRAPH = re.compile(r"\n\s*\n")

@@ -111,7 +111,8 @@ def read_page(page: Any, number: int, pdfium_raw: Any) -> dict[str, Any]:
                 space_pending = False
                 continue
             hidden.end_run()
-            char = _repair_code_point(char)
+            if char < " " or "\ue000" <= char <= "\uf8ff" or char == "\ufffe":
+                char = _repair_code_point(char)
             if char == "\ufffd":
                 unmapped += 1
             if rotated:
