@@ -10,6 +10,18 @@ from ..report import RefDifference, RefItem
 from ..selfcite import author_keys, is_self_citation
 
 
+def _classifier(ctx: Context):
+    """The model that reads a still-unmatched entry once, when one is configured."""
+    if ctx.services.get("reference_classifier") is not None:
+        return ctx.services["reference_classifier"]
+    if ctx.options.no_llm or ctx.settings.anthropic_api_key is None:
+        return None
+    from ..llm import AnthropicCaller
+    from ..refkind import ModelReferenceClassifier
+
+    return ModelReferenceClassifier(AnthropicCaller.from_settings(ctx.settings, ctx.store))
+
+
 class LinkReferences:
     name: ClassVar[str] = "references"
 
@@ -26,7 +38,7 @@ class LinkReferences:
         by_candidate = {id(r.candidate): r for r in registry_refs}
         result = link_references(printed, [r.candidate for r in registry_refs],
                                  searcher=ctx.services.get("searcher"),
-                                 classifier=ctx.services.get("reference_classifier"))
+                                 classifier=_classifier(ctx))
         paper_keys = author_keys(ctx.report.work.authors)
         authors_by_doi = {r.candidate.doi: r.authors for r in registry_refs if r.candidate.doi}
         items = []
