@@ -2,9 +2,16 @@
 service for all workers), one report per paper, an append-only fsynced journal, resume.
 
 The journal ``results.jsonl`` is the source of truth: a paper is done when its line is
-there with the current configuration fingerprint. A torn last line (a kill during a
-write) is cut off before appending. Reports are written to a temporary file, fsynced and
-renamed, before their journal line, so a journal line always points at a whole report.
+there with the current configuration fingerprint (failed papers included: a re-run does not
+retry them unless asked to). A torn last line (a kill during a write) is cut off before
+appending. Reports are written to a temporary file, fsynced and renamed, before their journal
+line, so a journal line always points at a whole report. Only the driver writes: workers (threads
+here, Ray tasks in ``batch_ray``) return the report text and the journal fields.
+
+A paper that takes the whole process down (a hang the user kills, a crash) would otherwise be
+retried on every resume: ``started.log`` records each paper as it starts and is removed at the
+end of a run that was not killed, so a paper found there ``MAX_INTERRUPTED`` times is journaled
+as failed (``interrupted_repeatedly``) instead of being started again.
 """
 from __future__ import annotations
 
@@ -15,10 +22,12 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from . import __version__
 from .config import Settings
@@ -30,6 +39,14 @@ from .store import Store
 
 logger = logging.getLogger(__name__)
 JOURNAL = "results.jsonl"
+STARTED = "started.log"
+MAX_INTERRUPTED = 3
+
+
+class OutputError(CitecheckError):
+    """The output folder cannot be written (read-only, disk full): the batch stops cleanly."""
+
+    reason = "output_unwritable"
 
 
 def fingerprint(settings: Settings, options: Options) -> str:
@@ -84,7 +101,9 @@ def repair_journal(path: Path) -> None:
             os.fsync(handle.fileno())
 
 
-def load_done(path: Path, current: str) -> dict[str, dict]:
+def load_done(path: Path, current: str, *, retry_failed: bool = False) -> dict[str, dict]:
+    """Latest journal entry per key made with the ``current`` fingerprint; with
+    ``retry_failed``, papers whose latest entry failed count as not done."""
     done: dict[str, dict] = {}
     if not path.exists():
         return done
@@ -96,16 +115,138 @@ def load_done(path: Path, current: str) -> dict[str, dict]:
                 continue
             if entry.get("fingerprint") == current:
                 done[entry["key"]] = entry
+    if retry_failed:
+        done = {key: entry for key, entry in done.items() if entry.get("status") != "failed"}
     return done
 
 
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".part")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    tmp.replace(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+class Journal:
+    """``results.jsonl`` opened for appending, unbuffered: a line is whole or absent, even
+    when the disk fills in the middle of it (the partial bytes are truncated away)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._handle = path.open("ab", buffering=0)
+        self._lock = threading.Lock()
+
+    def append(self, entry: dict) -> None:
+        line = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
+        with self._lock:
+            size = self._handle.seek(0, os.SEEK_END)
+            try:
+                self._write(line)
+                os.fsync(self._handle.fileno())
+            except OSError:
+                self._undo(size)
+                raise
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[self._handle.write(view):]
+
+    def _undo(self, size: int) -> None:
+        try:
+            self._handle.truncate(size)
+            os.fsync(self._handle.fileno())
+        except OSError:  # repair_journal cuts the torn line on the next run
+            logger.warning("journal %s: could not remove a partial line", self.path)
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+@dataclass
+class PaperOutcome:
+    """What a worker hands the driver: journal fields and the report text (None if failed)."""
+
+    fields: dict
+    report_json: str | None = None
+
+
+def check_paper(doi: str, *, settings: Settings, options: Options, replay: Path | None,
+                store: Store | None, http: HttpClient) -> PaperOutcome:
+    """Run one paper; every failure becomes a status and a reason, never an exception."""
+    from .api import check
+
+    try:
+        report = check(doi, settings=settings, options=options, replay=replay, store=store,
+                       http=http)
+    except CircuitOpenError as error:
+        return PaperOutcome({"status": "stopped", "reason": error.reason, "message": str(error)})
+    except CitecheckError as error:
+        return PaperOutcome({"status": "failed", "reason": error.reason})
+    except Exception as error:  # one bad paper never stops the batch
+        logger.exception("paper %s crashed", doi)
+        return PaperOutcome({"status": "failed",
+                             "reason": f"internal_error:{type(error).__name__}"})
+    failed = [s.name for s in report.stages if s.status == "failed"]
+    counts = report.references.counts
+    return PaperOutcome({
+        "status": "ok" if not failed else "partial", "reason": ",".join(failed) or None,
+        "registry": report.registry.status, "printed": counts.printed,
+        "registry_refs": counts.registry,
+        "found": counts.linked + counts.found + counts.found_with_differences,
+        "not_found": counts.not_found, "cited_by": report.cited_by.count,
+    }, report.model_dump_json(indent=2))
+
+
+class Engine(Protocol):
+    """Where papers run. ``submit`` returns a handle; ``collect`` returns (doi, outcome) pairs
+    of finished handles and the handles still running."""
+
+    def submit(self, doi: str) -> object: ...
+
+    def collect(self, pending: set, *, all_of_them: bool) -> tuple[list[tuple[str, PaperOutcome]], set]: ...
+
+    def cancel(self, pending: set) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class LocalEngine:
+    """Threads in this process sharing one HttpClient (so one rate limiter per service)."""
+
+    def __init__(self, runner: BatchRunner):
+        self._runner = runner
+        self._pool = ThreadPoolExecutor(max_workers=runner.jobs)
+        self._dois: dict[Future, str] = {}
+
+    def submit(self, doi: str) -> Future:
+        future = self._pool.submit(self._run, doi)
+        self._dois[future] = doi
+        return future
+
+    def _run(self, doi: str) -> PaperOutcome:
+        runner = self._runner
+        runner.mark_started(doi)
+        return check_paper(doi, settings=runner.settings, options=runner.options,
+                           replay=runner.replay, store=runner.store, http=runner.http)
+
+    def collect(self, pending: set, *, all_of_them: bool):
+        finished, rest = wait(pending, return_when=ALL_COMPLETED if all_of_them else FIRST_COMPLETED)
+        results = [(self._dois.pop(f), f.result()) for f in finished if not f.cancelled()]
+        return results, rest
+
+    def cancel(self, pending: set) -> None:
+        for future in pending:
+            future.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass
@@ -120,8 +261,14 @@ class BatchResult:
 
 
 class BatchRunner:
+    """The driver: reads the list, skips what is done, hands papers to an engine, and is the
+    only writer of reports, the journal and summary.csv."""
+
     def __init__(self, out_dir: Path, *, settings: Settings, options: Options, jobs: int = 2,
-                 replay: Path | None = None, store: Store | None = None, progress=None):
+                 replay: Path | None = None, store: Store | None = None,
+                 progress: Callable[[BatchResult], None] | None = None,
+                 retry_failed: bool = False,
+                 engine: Callable[[BatchRunner], Engine] = LocalEngine):
         self.out_dir = Path(out_dir)
         self.settings, self.options = settings, options
         self.jobs = max(1, jobs)
@@ -130,18 +277,41 @@ class BatchRunner:
         self.http = HttpClient(settings, store=None if replay else self.store, replay_dir=replay)
         self.fingerprint = fingerprint(settings, options)
         self.progress = progress
-        self._lock = threading.Lock()
+        self.retry_failed = retry_failed
+        self._engine_factory = engine
+        self._started = None
+        self._started_lock = threading.Lock()
+        self._unwritable = False
 
     def run(self, lines: Iterable[str]) -> BatchResult:
-        (self.out_dir / "reports").mkdir(parents=True, exist_ok=True)
+        """Run the batch; an unwritable output folder raises :class:`OutputError` before any
+        work, running out of space later sets ``BatchResult.stopped``."""
         journal_path = self.out_dir / JOURNAL
-        repair_journal(journal_path)
-        done = load_done(journal_path, self.fingerprint)
+        try:
+            (self.out_dir / "reports").mkdir(parents=True, exist_ok=True)
+            repair_journal(journal_path)
+            journal = Journal(journal_path)
+            self._started = (self.out_dir / STARTED).open("a", encoding="utf-8")
+        except OSError as error:
+            raise OutputError(f"cannot write to {self.out_dir}: {error.strerror or error}") from None
+        done = load_done(journal_path, self.fingerprint, retry_failed=self.retry_failed)
+        interrupted = self._interrupted_counts(done)
         result = BatchResult()
+        engine = self._engine_factory(self)
+        try:
+            self._loop(lines, done, interrupted, journal, engine, result)
+        finally:
+            engine.close()
+            journal.close()
+            self._started.close()
+        self._finish(journal_path, result)
+        return result
+
+    def _loop(self, lines, done, interrupted, journal: Journal, engine: Engine,
+              result: BatchResult) -> None:
         seen: set[str] = set()
-        with journal_path.open("a", encoding="utf-8") as journal, \
-                ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            pending = set()
+        pending: set = set()
+        try:
             for raw, doi, reason in read_dois(lines):
                 key = doi or raw
                 if key in seen:
@@ -153,67 +323,81 @@ class BatchRunner:
                     self._tick(result)
                     continue
                 if doi is None:
-                    result.invalid += 1
-                    self._journal(journal, {"key": key, "doi": None, "input": raw[:300],
-                                            "status": "invalid", "reason": reason})
-                    self._tick(result)
+                    self._record(journal, key, {"doi": None, "input": raw[:300],
+                                                "status": "invalid", "reason": reason}, None, result)
+                    continue
+                if interrupted.get(doi, 0) >= MAX_INTERRUPTED:
+                    self._record(journal, key, {"doi": doi, "report": None, "status": "failed",
+                                                "reason": "interrupted_repeatedly"}, None, result)
                     continue
                 if result.stopped:
                     break
-                pending.add(pool.submit(self._one, doi))
+                pending.add(engine.submit(doi))
                 if len(pending) >= self.jobs * 2:  # bounded: memory flat in the list size
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    finished, pending = engine.collect(pending, all_of_them=False)
                     self._collect(finished, journal, result)
-            finished, _ = wait(pending)
+            if result.stopped:
+                engine.cancel(pending)
+            finished, pending = engine.collect(pending, all_of_them=True)
             self._collect(finished, journal, result)
-        write_summary(journal_path, self.out_dir / "summary.csv")
-        return result
+        except OutputError as error:
+            result.stopped = str(error)
+            self._unwritable = True
+            engine.cancel(pending)
+            engine.collect(pending, all_of_them=True)
 
-    def _one(self, doi: str) -> dict:
-        from .api import check
-
-        report_path = self.out_dir / "reports" / f"{doi_slug(doi)}.json"
-        entry = {"key": doi, "doi": doi, "report": str(report_path.relative_to(self.out_dir))}
-        try:
-            report = check(doi, settings=self.settings, options=self.options, replay=self.replay,
-                           store=self.store, http=self.http)
-        except CircuitOpenError as error:
-            return {**entry, "status": "stopped", "reason": error.reason, "message": str(error)}
-        except CitecheckError as error:
-            return {**entry, "status": "failed", "reason": error.reason, "report": None}
-        except Exception as error:  # one bad paper never stops the batch
-            logger.exception("paper %s crashed", doi)
-            return {**entry, "status": "failed", "reason": f"internal_error:{type(error).__name__}",
-                    "report": None}
-        _write_atomic(report_path, report.model_dump_json(indent=2))
-        failed = [s.name for s in report.stages if s.status == "failed"]
-        counts = report.references.counts
-        return {**entry, "status": "ok" if not failed else "partial",
-                "reason": ",".join(failed) or None, "registry": report.registry.status,
-                "printed": counts.printed, "registry_refs": counts.registry,
-                "found": counts.linked + counts.found + counts.found_with_differences,
-                "not_found": counts.not_found, "cited_by": report.cited_by.count}
-
-    def _collect(self, finished, journal, result: BatchResult) -> None:
-        for future in finished:
-            entry = future.result()
-            if entry["status"] == "stopped":
-                result.stopped = entry.get("message") or entry["reason"]
+    def _collect(self, finished: list[tuple[str, PaperOutcome]], journal: Journal,
+                 result: BatchResult) -> None:
+        for doi, outcome in finished:
+            if outcome.fields["status"] == "stopped":
+                result.stopped = outcome.fields.get("message") or outcome.fields["reason"]
                 continue
-            self._journal(journal, entry)
-            if entry["status"] == "failed":
-                result.failed += 1
-            else:
-                result.done += 1
-            self._tick(result)
+            self._record(journal, doi, {"doi": doi, "report": None, **outcome.fields},
+                         outcome.report_json, result)
 
-    def _journal(self, journal, entry: dict) -> None:
-        entry = {**entry, "fingerprint": self.fingerprint}
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
-        with self._lock:
-            journal.write(line)
-            journal.flush()
-            os.fsync(journal.fileno())
+    def _record(self, journal: Journal, key: str, fields: dict, report_json: str | None,
+                result: BatchResult) -> None:
+        """Report file first, then its journal line; any write failure raises OutputError."""
+        entry = {"key": key, **fields}
+        try:
+            if report_json is not None:
+                report_path = self.out_dir / "reports" / f"{doi_slug(fields['doi'])}.json"
+                _write_atomic(report_path, report_json)
+                entry["report"] = str(report_path.relative_to(self.out_dir))
+            journal.append({**entry, "fingerprint": self.fingerprint})
+        except OSError as error:
+            raise OutputError(f"cannot write to {self.out_dir}: {error.strerror or error}") from None
+        status = fields["status"]
+        if status == "invalid":
+            result.invalid += 1
+        elif status == "failed":
+            result.failed += 1
+        else:
+            result.done += 1
+        self._tick(result)
+
+    def mark_started(self, doi: str) -> None:
+        """Note that ``doi`` starts (flushed: it must survive a kill -9 of this process)."""
+        with self._started_lock:
+            try:
+                self._started.write(doi + "\n")
+                self._started.flush()
+            except OSError as error:
+                logger.warning("cannot note the start of %s: %s", doi, error)
+
+    def _interrupted_counts(self, done: dict[str, dict]) -> Counter:
+        path = self.out_dir / STARTED
+        counts = Counter(line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+        return Counter({key: n for key, n in counts.items() if key and key not in done})
+
+    def _finish(self, journal_path: Path, result: BatchResult) -> None:
+        """Forget the starts of a run that was not killed; write summary.csv if there is room."""
+        try:
+            (self.out_dir / STARTED).unlink(missing_ok=True)
+            if not self._unwritable:
+                write_summary(journal_path, self.out_dir / "summary.csv")
+        except OSError as error:
+            result.stopped = f"cannot write to {self.out_dir}: {error.strerror or error}"
 
     def _tick(self, result: BatchResult) -> None:
         if self.progress is not None:
@@ -236,12 +420,16 @@ def write_summary(journal_path: Path, csv_path: Path) -> None:
                     continue
                 latest[entry["key"]] = entry
     tmp = csv_path.with_name(csv_path.name + ".part")
-    with tmp.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=SUMMARY_FIELDS, extrasaction="ignore")
-        writer.writeheader()
-        for key, entry in latest.items():
-            writer.writerow({**entry, "doi": entry.get("doi") or entry.get("input") or key})
-    tmp.replace(csv_path)
+    try:
+        with tmp.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=SUMMARY_FIELDS, extrasaction="ignore")
+            writer.writeheader()
+            for key, entry in latest.items():
+                writer.writerow({**entry, "doi": entry.get("doi") or entry.get("input") or key})
+        tmp.replace(csv_path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def open_input(source: str) -> Iterable[str]:

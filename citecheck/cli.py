@@ -262,38 +262,83 @@ def batch(
     replay: Annotated[Optional[Path], typer.Option(help="Serve every request from this recording folder.")] = None,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Never call a model.")] = False,
     max_cited_by: Annotated[Optional[int], typer.Option(help="Citing works listed per paper.")] = None,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Check again the papers that failed in earlier runs.")] = False,
+    engine: Annotated[str, typer.Option(help="local (threads) or ray (Ray tasks; needs the optional ray extra).")] = "local",
 ) -> None:
     """Check a list of DOIs; resumable: re-run the same command to continue."""
-    from .batch import BatchRunner, open_input
+    from .batch import BatchRunner, LocalEngine, OutputError, open_input
     from .config import get_settings
     from .context import Options
 
     if jobs < 1 or jobs > 64:
         raise BadInputError("--jobs must be between 1 and 64")
+    if engine not in ("local", "ray"):
+        raise BadInputError(f"unknown engine {engine!r} (local or ray)")
     if source != "-" and not Path(source).is_file():
         raise BadInputError(f"no such file: {source}")
     if replay is not None and not replay.is_dir():
         raise BadInputError(f"replay folder not found: {replay}")
-    progress = _progress_printer()
+    engine_factory = LocalEngine
+    if engine == "ray":
+        from .batch_ray import RayEngine, ray_available
+
+        if not ray_available():
+            raise BadInputError("--engine ray needs Ray: pip install citecheck-integrity[ray]")
+        engine_factory = RayEngine
+    quiet = _quiet()
+    display, progress = _batch_progress(source, quiet)
     runner = BatchRunner(out_dir, settings=get_settings(), jobs=jobs, replay=replay,
-                         options=Options(no_llm=no_llm, max_cited_by=max_cited_by), progress=progress)
-    result = runner.run(open_input(source))
-    typer.echo(f"{result.total} DOIs: {result.done} checked, {result.skipped} already done, "
-               f"{result.failed} failed, {result.invalid} invalid; see {out_dir / 'summary.csv'}", err=True)
+                         options=Options(no_llm=no_llm, max_cited_by=max_cited_by), progress=progress,
+                         retry_failed=retry_failed, engine=engine_factory)
+    try:
+        with display:
+            result = runner.run(open_input(source))
+    except OutputError as error:
+        _fail(str(error), 2)
+    if not quiet:
+        typer.echo(f"{result.total} DOIs: {result.done} checked, {result.skipped} already done, "
+                   f"{result.failed} failed, {result.invalid} invalid; see {out_dir / 'summary.csv'}", err=True)
     if result.stopped:
         _fail(f"batch stopped: {result.stopped}; re-run the same command to resume", 1)
 
 
-def _progress_printer():
-    """A one-line progress counter on stderr when it is a terminal; silent otherwise."""
-    if not sys.stderr.isatty():
-        return None
+def _quiet() -> bool:
+    """Whether -q was given to the top-level command."""
+    import click
+
+    return bool(click.get_current_context().find_root().params.get("quiet"))
+
+
+def _batch_progress(source: str, quiet: bool):
+    """(context manager, callback): a rich progress bar on stderr with done/failed counts and
+    an ETA when stderr is a terminal and -q is off; otherwise nothing and None."""
+    import contextlib
+
+    if quiet or not sys.stderr.isatty():
+        return contextlib.nullcontext(), None
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    expected = _count_entries(source)
+    bar = Progress(TextColumn("checked"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
+                   TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True))
+    task = bar.add_task("batch", total=expected, failed=0)
 
     def show(result) -> None:
-        sys.stderr.write(f"\r{result.done + result.skipped + result.failed + result.invalid}/"
-                         f"{result.total} done ({result.failed} failed)")
-        sys.stderr.flush()
-    return show
+        finished = result.done + result.skipped + result.failed + result.invalid
+        total = max(expected, result.total) if expected is not None else None
+        bar.update(task, completed=finished, total=total, failed=result.failed + result.invalid)
+    return bar, show
+
+
+def _count_entries(source: str) -> int | None:
+    """Non-blank, non-comment lines of a DOI file (the bar's total); None for stdin."""
+    if source == "-":
+        return None
+    with Path(source).open(encoding="utf-8", errors="replace") as handle:
+        return sum(1 for line in handle if line.strip() and not line.lstrip().startswith("#"))
 
 
 @app.command("report")

@@ -201,6 +201,9 @@ def _numbered_starts(lines: list[_Located]) -> tuple[dict[int, str], re.Pattern[
         best = (superscripts, None)
     if len(best[0]) >= 3 and len(best[0]) >= 0.15 * len(lines):
         return best
+    bracketed = _sequence(lines, _LABELS["bracket"])
+    if bracketed and lines and 0 in bracketed:
+        return bracketed, _LABELS["bracket"]  # "[1]" labels are unambiguous even in short lists
     return {}, None
 
 

@@ -1,0 +1,20 @@
+"""A bibliography of one or two "[n]" entries is still split and its markers resolved."""
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen.canvas import Canvas
+
+from citecheck.text import extract_pdf
+
+
+def test_two_bracketed_entries(tmp_path):
+    path = tmp_path / "short.pdf"
+    canvas = Canvas(str(path), pagesize=A4)
+    y = 800
+    for line in ["A short note", "Aphids declined in set-aside fields [1], unlike predators [2].",
+                 "References", "[1] Cited A. Aphid decline. J Test Ecol. 2020;1:1-9.",
+                 "doi:10.5555/cited.2", "[2] Else C. Field margins. J Test Ecol. 2019;3:10-19."]:
+        canvas.drawString(60, y, line)
+        y -= 14
+    canvas.save()
+    extraction = extract_pdf(path)
+    assert [r.doi for r in extraction.references] == ["10.5555/cited.2", None]
+    assert extraction.contexts[0].ref_ids == ["ref-001", "ref-002"]
