@@ -34,7 +34,8 @@ def build_context(*, doi: str | None, pdf: str | None, settings: Settings,
     ctx.services["unpaywall"] = UnpaywallSource(http, settings)
     replay_dir = replay or (http.replay.folder if http.replay is not None else None)
     ctx.services["pdfs"] = PDFFetcher(settings, allow_private=options.allow_private_urls,
-                                      replay_dir=replay_dir, record_dir=record)
+                                      replay_dir=replay_dir, record_dir=record,
+                                      store=None if replay_dir else store)
     ctx.services["searcher"] = RegistrySearcher(ctx.services["crossref"], ctx.services["openalex"])
     return ctx
 

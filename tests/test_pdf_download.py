@@ -122,3 +122,16 @@ def test_location_choice_order():
                                     "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC9709791/pdf/"]
     assert pdf_from_landing("https://www.biorxiv.org/content/10.1101/2022.10.10.511571v2") \
         == "https://www.biorxiv.org/content/10.1101/2022.10.10.511571v2.full.pdf"
+
+
+def test_second_fetch_comes_from_the_disk_cache(server, tmp_path):
+    from citecheck.store import Store
+
+    before = len(Handler.seen_headers)
+    settings = Settings(home=tmp_path, max_pdf_bytes=200_000)
+    store = Store(tmp_path / "db.sqlite3")
+    first = PDFFetcher(settings, allow_private=True, store=store).fetch(f"{server}/paper.pdf")
+    second = PDFFetcher(settings, allow_private=True, store=store).fetch(f"{server}/paper.pdf")
+    assert first.sha256 == second.sha256
+    assert (tmp_path / "pdfs" / f"{first.sha256}.pdf").is_file()
+    assert len(Handler.seen_headers) == before + 1

@@ -178,7 +178,15 @@ def best_search_hit(
         key=lambda x: -x[0].score,
     )
     # A hit compared on a single field (a bare title) is too weak to accept from a search.
-    valid = [(pair, p) for pair, p in ranked if pair.veto is None and pair.fields >= 2]
+    # So is a hit whose title the string does not print, unless author, year, volume and
+    # first page all agree (the title-free path): author + venue + year alone is ambiguous.
+    valid = [
+        (pair, p)
+        for pair, p in ranked
+        if pair.veto is None
+        and pair.fields >= 2
+        and (pair.title_free or not p.title_tokens or (pair.title or 0.0) >= 0.5)
+    ]
     if not valid or valid[0][0].score < thresholds.search_accept:
         return None
     best_pair, best = valid[0]

@@ -15,6 +15,7 @@ import socket
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import urllib3
@@ -73,8 +74,9 @@ def pdf_from_landing(url: str) -> str | None:
 
 class PDFFetcher:
     def __init__(self, settings: Settings, *, allow_private: bool = False, replay_dir=None,
-                 record_dir=None, resolver=socket.getaddrinfo):
+                 record_dir=None, resolver=socket.getaddrinfo, store=None):
         self.settings = settings
+        self.store = store
         self.allow_private = allow_private
         self.replay = Replay(replay_dir) if replay_dir else None
         self.recorder = Recorder(record_dir) if record_dir else None
@@ -86,8 +88,11 @@ class PDFFetcher:
             recorded = self.replay.get(key)
             body = recorded.body
             final = url
+        elif (cached := self._cached(key)) is not None:
+            final, body = cached
         else:
             final, body = self._download(url)
+            self._remember(key, url, final, body)
             if self.recorder is not None:
                 self.recorder.save("pdf", key, redact_url(url), 200,
                                    {"content-type": "application/pdf"}, body)
@@ -97,6 +102,40 @@ class PDFFetcher:
         return FetchedPDF(url=url, final_url=final, body=body,
                           sha256=hashlib.sha256(body).hexdigest(),
                           retrieved_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat())
+
+    def _cache_dir(self) -> Path:
+        return Path(self.settings.home) / "pdfs"
+
+    def _cached(self, key: str) -> tuple[str, bytes] | None:
+        """A PDF fetched before from this URL: the store maps the URL to the file's sha256,
+        and the file lives in ``CITECHECK_HOME/pdfs/<sha256>.pdf`` (checked on read)."""
+        if self.store is None:
+            return None
+        hit = self.store.get_response(key)
+        if hit is None:
+            return None
+        sha = hit[2].decode("ascii", "replace")
+        path = self._cache_dir() / f"{sha}.pdf"
+        if not path.is_file():
+            return None
+        body = path.read_bytes()
+        if hashlib.sha256(body).hexdigest() != sha:
+            return None
+        return hit[3], body
+
+    def _remember(self, key: str, url: str, final: str, body: bytes) -> None:
+        if self.store is None or not body.startswith(b"%PDF-"):
+            return
+        sha = hashlib.sha256(body).hexdigest()
+        folder = self._cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{sha}.pdf"
+        if not path.exists():
+            tmp = path.with_suffix(".part")
+            tmp.write_bytes(body)
+            tmp.replace(path)
+        self.store.put_response(key, redact_url(final), 200, {"content-type": "text/x-sha256"},
+                                sha.encode("ascii"))
 
     def _download(self, url: str) -> tuple[str, bytes]:
         settings = self.settings
