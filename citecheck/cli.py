@@ -256,6 +256,7 @@ def _live_searcher(replay: Path | None):
 @app.command()
 @_guarded
 def batch(
+    ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="A file with one DOI per line, or - for stdin.")],
     out_dir: Annotated[Path, typer.Option(help="Folder for reports/, results.jsonl and summary.csv.")],
     jobs: Annotated[int, typer.Option(help="Papers checked at once (they share one rate limiter per service).")] = 2,
@@ -285,7 +286,7 @@ def batch(
         if not ray_available():
             raise BadInputError("--engine ray needs Ray: pip install citecheck-integrity[ray]")
         engine_factory = RayEngine
-    quiet = _quiet()
+    quiet = bool(ctx.find_root().params.get("quiet"))
     display, progress = _batch_progress(source, quiet)
     runner = BatchRunner(out_dir, settings=get_settings(), jobs=jobs, replay=replay,
                          options=Options(no_llm=no_llm, max_cited_by=max_cited_by), progress=progress,
@@ -302,13 +303,6 @@ def batch(
         _fail(f"batch stopped: {result.stopped}; re-run the same command to resume", 1)
 
 
-def _quiet() -> bool:
-    """Whether -q was given to the top-level command."""
-    import click
-
-    return bool(click.get_current_context().find_root().params.get("quiet"))
-
-
 def _batch_progress(source: str, quiet: bool):
     """(context manager, callback): a rich progress bar on stderr with done/failed counts and
     an ETA when stderr is a terminal and -q is off; otherwise nothing and None."""
@@ -322,14 +316,15 @@ def _batch_progress(source: str, quiet: bool):
 
     expected = _count_entries(source)
     bar = Progress(TextColumn("checked"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
+                   TextColumn("{task.fields[failed]} failed, {task.fields[invalid]} invalid"), TimeElapsedColumn(),
                    TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True))
-    task = bar.add_task("batch", total=expected, failed=0)
+    task = bar.add_task("batch", total=expected, failed=0, invalid=0)
 
     def show(result) -> None:
         finished = result.done + result.skipped + result.failed + result.invalid
         total = max(expected, result.total) if expected is not None else None
-        bar.update(task, completed=finished, total=total, failed=result.failed + result.invalid)
+        bar.update(task, completed=finished, total=total, failed=result.failed,
+                   invalid=result.invalid)
     return bar, show
 
 
@@ -339,6 +334,30 @@ def _count_entries(source: str) -> int | None:
         return None
     with Path(source).open(encoding="utf-8", errors="replace") as handle:
         return sum(1 for line in handle if line.strip() and not line.lstrip().startswith("#"))
+
+
+@app.command()
+@_guarded
+def serve(
+    directory: Annotated[Path, typer.Argument(help="Folder of reports (*.json, *.html) to serve.")],
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8000,
+) -> None:
+    """Serve reports and the widget over HTTP with CORS, for sites that embed them."""
+    from .serve import WIDGET_PATHS, make_server
+
+    if not 0 <= port <= 65535:
+        raise BadInputError("--port must be between 0 and 65535")
+    server = make_server(directory, host=host, port=port)
+    bound_host, bound_port = server.server_address[:2]
+    typer.echo(f"serving {directory} at http://{bound_host}:{bound_port}/ "
+               f"(widget: {WIDGET_PATHS[0]}); Ctrl-C stops", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 @app.command("report")

@@ -214,3 +214,21 @@ def test_d4_nested_flate_bomb_is_bounded_by_the_worker_and_recorded():
 def test_d4_nested_flate_bomb_is_reported_as_parse_oom():
     extraction = extract_pdf(flate_bomb_pdf(300_000_000), timeout_s=20, memory_mb=300)
     assert extraction.reason == "parse_oom"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a malformed OA URL ('http://[…') makes netguard.check_url raise ValueError, which "
+    "stages/fulltext.py does not catch: the stage ends internal_error:ValueError and the "
+    "next location is never tried"))
+def test_c7_a_malformed_location_is_skipped_and_the_next_one_is_used(tmp_path):
+    doi = "10.5555/c7.malformed"
+    with SimRegistry() as sim:
+        sim.files["/files/paper.pdf"] = (text_pdf(), "application/pdf")
+        sim.oa_locations[doi] = ["http://[broken/paper.pdf", sim.url + "/files/paper.pdf"]
+        settings = Settings(home=tmp_path / "home", crossref_base_url=sim.url,
+                            openalex_base_url=sim.url, unpaywall_base_url=sim.url + "/unpaywall",
+                            mailto="c7@example.org", backoff_base_s=0.01)
+        report = citecheck.check(doi, settings=settings,
+                                 options=Options(allow_private_urls=True, no_llm=True))
+    fulltext = next(s for s in report.stages if s.name == "fulltext")
+    assert fulltext.status == "ok", fulltext

@@ -178,19 +178,13 @@ def best_search_hit(
         key=lambda x: -x[0].score,
     )
     # A hit compared on a single field (a bare title) is too weak to accept from a search.
-    # So is a hit whose title the string does not print, unless author, year, volume and
-    # first page all agree (the title-free path): author + venue + year alone is ambiguous.
-    valid = [
-        (pair, p)
-        for pair, p in ranked
-        if pair.veto is None
-        and pair.fields >= 2
-        and (pair.title_free or not p.title_tokens or (pair.title or 0.0) >= 0.5)
-    ]
-    if not valid or valid[0][0].score < thresholds.search_accept:
+    eligible = [(pair, p) for pair, p in ranked if pair.veto is None and pair.fields >= 2]
+    if not eligible:
         return None
-    best_pair, best = valid[0]
-    rivals = [pair.score for pair, p in valid[1:] if p.candidate.doi != best.candidate.doi]
+    best_pair, best = eligible[0]
+    if best_pair.score < thresholds.search_accept:
+        return None
+    rivals = [pair.score for pair, p in eligible[1:] if p.candidate.doi != best.candidate.doi]
     if rivals and best_pair.score - rivals[0] < thresholds.search_margin:
         return None
     return best, best_pair, "title_free" if best_pair.title_free else "search"
