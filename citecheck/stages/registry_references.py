@@ -43,6 +43,10 @@ class RegistryReferences:
             raise
         except SourceError as error:
             problems.append(f"openalex_{error.reason}")
+        returned = {(w.get("id") or "").rsplit("/", 1)[-1] for w in referenced}
+        unresolved = [i for i in referenced_ids if i.rsplit("/", 1)[-1] not in returned]
+        if unresolved and not problems:
+            problems.append(f"openalex_ids_without_metadata:{len(unresolved)}")
         refs = merge_registry_references(crossref_refs, referenced, looked_up)
         ctx.data["reference_works_by_doi"] = {
             try_normalize_doi(w.get("doi")): w for w in referenced + looked_up if w.get("doi")}
