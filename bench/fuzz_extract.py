@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_fuzz_extract import SEEDS, check_outcome, mutate  # noqa: E402
+from test_fuzz_extract import SEEDS, check_outcome, mutate
 
-from citecheck.text import extract_pdf  # noqa: E402
+from citecheck.text import extract_pdf
 
 
 def run_case(case: int, base_seed: int, timeout_s: float, memory_mb: int) -> tuple[str, list[str], bytes, str]:
@@ -40,7 +40,7 @@ def run_case(case: int, base_seed: int, timeout_s: float, memory_mb: int) -> tup
     try:
         label = check_outcome(extract_pdf(data, timeout_s=timeout_s, memory_mb=memory_mb))
         return label, applied, data, ""
-    except Exception:  # a finding: recorded and printed, the run goes on
+    except Exception:  # noqa: BLE001 - a finding: recorded and printed, the run goes on
         return "FINDING", applied, data, traceback.format_exc(limit=4)
 
 

@@ -24,7 +24,13 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import (
+    ALL_COMPLETED,
+    FIRST_COMPLETED,
+    Future,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -238,8 +244,8 @@ class LocalEngine:
 
     def collect(self, pending: set, *, all_of_them: bool):
         finished, rest = wait(pending, return_when=ALL_COMPLETED if all_of_them else FIRST_COMPLETED)
-        results = [(self._dois.pop(f), f.result()) for f in finished if not f.cancelled()]
-        return results, rest
+        dois = {future: self._dois.pop(future) for future in finished}
+        return [(dois[f], f.result()) for f in finished if not f.cancelled()], rest
 
     def cancel(self, pending: set) -> None:
         for future in pending:
@@ -297,11 +303,13 @@ class BatchRunner:
         done = load_done(journal_path, self.fingerprint, retry_failed=self.retry_failed)
         interrupted = self._interrupted_counts(done)
         result = BatchResult()
-        engine = self._engine_factory(self)
+        engine = None
         try:
+            engine = self._engine_factory(self)
             self._loop(lines, done, interrupted, journal, engine, result)
         finally:
-            engine.close()
+            if engine is not None:
+                engine.close()
             journal.close()
             self._started.close()
         self._finish(journal_path, result)

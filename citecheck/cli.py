@@ -311,13 +311,20 @@ def _batch_progress(source: str, quiet: bool):
     if quiet or not sys.stderr.isatty():
         return contextlib.nullcontext(), None
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     expected = _count_entries(source)
     bar = Progress(TextColumn("checked"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[failed]} failed, {task.fields[invalid]} invalid"), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True))
+                   TextColumn("{task.fields[failed]} failed, {task.fields[invalid]} invalid"),
+                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                   console=Console(stderr=True))
     task = bar.add_task("batch", total=expected, failed=0, invalid=0)
 
     def show(result) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,8 +23,14 @@ class Limits:
     concurrency: int
 
     @property
+    def allowed(self) -> int:
+        """Requests we start per interval: a 5% margin under the advertised limit, because
+        delivery jitter bunches requests on their way to the server."""
+        return max(1, self.requests - max(1, self.requests // 20)) if self.requests > 1 else 1
+
+    @property
     def spacing_s(self) -> float:
-        return self.interval_s / max(self.requests, 1)
+        return self.interval_s / self.allowed
 
 
 DEFAULT_LIMITS = {
@@ -78,6 +85,7 @@ class AdaptiveLimiter:
         self._released = threading.Condition(self._lock)
         self._next_start = 0.0
         self._slowdown = 1.0
+        self._starts: deque[float] = deque()
 
     @property
     def limits(self) -> Limits:
@@ -97,14 +105,24 @@ class AdaptiveLimiter:
         with self._lock:
             self._slowdown = max(1.0, self._slowdown / 2)
 
+    def _window_opens(self) -> float:
+        """The earliest start that keeps every sliding interval within ``allowed`` starts."""
+        limits = self._limits
+        while len(self._starts) > limits.allowed:
+            self._starts.popleft()
+        if len(self._starts) < limits.allowed:
+            return 0.0
+        return self._starts[0] + limits.interval_s
+
     @contextmanager
     def slot(self):
         with self._lock:
             while self._in_flight >= self._limits.concurrency:
                 self._released.wait(timeout=1.0)
             self._in_flight += 1
-            start = max(self._clock(), self._next_start)
+            start = max(self._clock(), self._next_start, self._window_opens())
             self._next_start = start + self._limits.spacing_s * self._slowdown
+            self._starts.append(start)
             wait = start - self._clock()
         try:
             if wait > 0:

@@ -120,7 +120,7 @@ class ReportHandler(BaseHTTPRequestHandler):
         self.send_header("Access-Control-Allow-Methods", "GET")
         self.send_header("Referrer-Policy", "no-referrer")
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args) -> None:
         logger.info("%s %s", self.address_string(), format % args)
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from test_batch import journal, synthetic_replay
 from typer.testing import CliRunner
 
 from citecheck import batch as batch_module
@@ -15,7 +16,6 @@ from citecheck.batch import MAX_INTERRUPTED, STARTED, BatchRunner, Journal, Outp
 from citecheck.cli import app
 from citecheck.config import Settings
 from citecheck.context import Options
-from test_batch import journal, synthetic_replay
 
 
 def runner_for(out, replay, **kwargs):
@@ -146,7 +146,7 @@ def read_only_dir(tmp_path):
     folder.mkdir()
     if os.geteuid() == 0:
         if shutil.which("chattr") is None or subprocess.run(
-                ["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+                ["chattr", "+i", str(folder)], check=False, capture_output=True).returncode != 0:
             pytest.skip("running as root without chattr +i: cannot make a read-only folder")
         yield folder
         subprocess.run(["chattr", "-i", str(folder)], check=True)
@@ -170,7 +170,7 @@ def test_cli_batch_unwritable_out_dir_is_one_line_exit_2(tmp_path, read_only_dir
     env = {**os.environ, "CITECHECK_HOME": str(tmp_path / "home")}
     done = subprocess.run([sys.executable, "-m", "citecheck", "batch", str(listing), "--out-dir",
                            str(read_only_dir), "--replay", str(replay)],
-                          env=env, capture_output=True, text=True, timeout=120)
+                          check=False, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("citecheck: cannot write to")

@@ -4,6 +4,8 @@ import importlib.util
 from collections import defaultdict
 
 import pytest
+from simserver import SimRegistry
+from test_batch import journal
 from typer.testing import CliRunner
 
 from citecheck import batch_ray
@@ -11,8 +13,6 @@ from citecheck.batch import BatchRunner, LocalEngine
 from citecheck.cli import app
 from citecheck.config import Settings
 from citecheck.context import Options
-from simserver import SimRegistry
-from test_batch import journal
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 LIMIT = 20

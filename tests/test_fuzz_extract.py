@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import re
-import sys
 import tempfile
 import zlib
 from pathlib import Path
@@ -18,10 +17,7 @@ from typing import get_args
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from test_reliability_pdf import (  # noqa: E402
+from test_reliability_pdf import (
     circular_forms_pdf,
     flate_bomb_pdf,
     many_boxes_pdf,
@@ -30,8 +26,8 @@ from test_reliability_pdf import (  # noqa: E402
     text_pdf,
 )
 
-from citecheck.text import Extraction, extract_pdf  # noqa: E402
-from citecheck.text.extract import Reason  # noqa: E402
+from citecheck.text import Extraction, extract_pdf
+from citecheck.text.extract import Reason
 
 REASONS = frozenset(get_args(Reason))
 TOKENS = [b"<<", b">>", b"[", b"]", b"(", b")", b"/Length 999999999", b"/Length -1", b"0 0 R",

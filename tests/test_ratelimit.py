@@ -96,13 +96,15 @@ def test_spacing_between_request_starts_follows_the_limits():
     for _ in range(3):
         with limiter.slot():
             pass
-    assert clock.waits == [0.25, 0.25]  # first start is free, then 1 s / 4
+    third = pytest.approx(1 / 3)
+    assert clock.waits == [third, third]  # first start is free, then 1 s / 3 (4 less a margin)
     limiter.update({"X-Rate-Limit-Limit": "10", "X-Rate-Limit-Interval": "1s"})
     clock.waits.clear()
     for _ in range(3):
         with limiter.slot():
             pass
-    assert clock.waits == [0.25, 0.1, 0.1]  # the slot booked before the change, then 1 s / 10
+    ninth = pytest.approx(1 / 9)
+    assert clock.waits == [third, ninth, ninth]  # the slot booked before, then 1 s / 9 (10 less a margin)
 
 
 def test_slow_down_doubles_spacing_up_to_sixteen_times_and_recovers():
@@ -114,7 +116,7 @@ def test_slow_down_doubles_spacing_up_to_sixteen_times_and_recovers():
         pass
     with limiter.slot():
         pass
-    assert clock.waits == [1.6]  # 0.1 s × 16, not × 64
+    assert clock.waits == [pytest.approx(16 / 9)]  # 1/9 s × 16, not × 64
     for _ in range(6):
         limiter.recovered()
     clock.now += 10
@@ -122,7 +124,7 @@ def test_slow_down_doubles_spacing_up_to_sixteen_times_and_recovers():
     for _ in range(2):
         with limiter.slot():
             pass
-    assert clock.waits == [0.1]
+    assert clock.waits == [pytest.approx(1 / 9)]
 
 
 def run_concurrently(limiter: AdaptiveLimiter, workers: int, hold_s: float) -> int:
@@ -194,3 +196,14 @@ def test_default_limits_are_conservative():
     assert DEFAULT_LIMITS["crossref-public"].concurrency == 1
     assert DEFAULT_LIMITS["crossref-list"].requests <= 3
     assert DEFAULT_LIMITS["openalex"].requests <= 100
+
+
+def test_no_sliding_interval_holds_more_starts_than_allowed():
+    clock = FrozenClock()
+    limiter = AdaptiveLimiter(Limits(50, 1.0, 64), clock=clock, sleep=clock.sleep)
+    starts = []
+    for _ in range(300):
+        with limiter.slot():
+            starts.append(clock.now)
+    window = max(sum(1 for t in starts if s <= t < s + 1.0) for s in starts)
+    assert window <= Limits(50, 1.0, 64).allowed < 50

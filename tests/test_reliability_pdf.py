@@ -7,15 +7,12 @@ structure named in RELIABILITY.md and nothing else; ``test_fuzz_extract`` reuses
 from __future__ import annotations
 
 import resource
-import sys
 import time
 import zlib
 from pathlib import Path
 
 import pytest
 from simserver import SimRegistry
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import citecheck
 from citecheck.config import Settings
@@ -79,8 +76,8 @@ def recursive_pages_pdf() -> bytes:
     return build_pdf([
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+         b"/Resources << /Font << /F1 5 0 R >> >> >>"),
         stream(b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET"), FONT])
 
 
@@ -105,6 +102,24 @@ def text_pdf() -> bytes:
     ops = b"".join(b"BT /F1 11 Tf 72 %d Td (%s) Tj ET\n" % (700 - 20 * i, line)
                    for i, line in enumerate(lines))
     return page_pdf(ops)
+
+
+UNMAPPED_CMAP = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Custom def "
+                 b"/CMapType 2 def 1 begincodespacerange <00> <FF> endcodespacerange "
+                 b"1 beginbfrange <20> <7E> <E020> endbfrange endcmap CMapName currentdict "
+                 b"/CMap defineresource pop end end")
+
+
+def unmapped_glyphs_pdf() -> bytes:
+    """Text whose font maps every code to a private-use code point: the (cid:N) case."""
+    return build_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+         b"/Resources << /Font << /F1 5 0 R >> >> >>"),
+        stream(b"BT /F1 12 Tf 72 700 Td (Soil carbon was measured in grasslands [1].) Tj ET"),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        stream(UNMAPPED_CMAP)])
 
 
 def peak_rss_mb() -> float:
@@ -189,7 +204,7 @@ def test_d2_wall_clock_limit_kills_a_slow_worker_and_the_next_paper_runs():
 def test_d3_memory_heavy_page_hits_the_worker_memory_cap_not_the_parent():
     heavy = many_boxes_pdf(100_000)
     before = peak_rss_mb()
-    capped = extract_pdf(heavy, timeout_s=30, memory_mb=150)
+    capped = extract_pdf(heavy, timeout_s=120, memory_mb=150)
     assert (capped.status, capped.reason) == ("failed", "parse_oom"), capped.detail
     assert peak_rss_mb() - before < 100
     assert extract_pdf(plain_pdf(), timeout_s=20).status == "ok"
@@ -232,3 +247,30 @@ def test_c7_a_malformed_location_is_skipped_and_the_next_one_is_used(tmp_path):
                                  options=Options(allow_private_urls=True, no_llm=True))
     fulltext = next(s for s in report.stages if s.name == "fulltext")
     assert fulltext.status == "ok", fulltext
+
+
+# D5–D7: encrypted, scanned and CID-only PDFs end with their reason and are never judged ---
+
+@pytest.fixture(scope="module")
+def unreadable_pdfs(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("unreadable")
+    pdfgen = pytest.importorskip("pdfgen")
+    pytest.importorskip("reportlab")
+    pytest.importorskip("pypdf")
+    source = pdfgen.make_one_column_numbered(folder / "source.pdf")
+    (folder / "cid.pdf").write_bytes(unmapped_glyphs_pdf())
+    return {"encrypted": pdfgen.make_encrypted(folder / "encrypted.pdf", source),
+            "no_text_layer": pdfgen.make_image_only(folder / "scan.pdf"),
+            "unmapped_glyphs": folder / "cid.pdf"}
+
+
+@pytest.mark.parametrize("reason", ["encrypted", "no_text_layer", "unmapped_glyphs"])
+def test_d5_d7_unreadable_pdf_is_recorded_with_its_reason_and_no_claim_is_judged(
+        unreadable_pdfs, tmp_path, reason):
+    report = citecheck.check(pdf=str(unreadable_pdfs[reason]),
+                             settings=Settings(home=tmp_path / "home"), options=Options())
+    stages = {s.name: s for s in report.stages}
+    assert (stages["fulltext"].status, stages["fulltext"].reason) == ("failed", reason)
+    assert stages["claims"].status == "skipped" and reason in stages["claims"].reason
+    assert report.claims.outgoing == []
+    assert all(c.verdict == "not_checkable" for c in report.claims.incoming)

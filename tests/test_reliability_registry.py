@@ -11,7 +11,7 @@ import tracemalloc
 import zlib
 
 import pytest
-from simserver import SimRegistry, redirect, respond, too_many
+from simserver import SimRegistry, respond, too_many
 
 import citecheck
 from citecheck.batch import BatchRunner
@@ -116,7 +116,7 @@ def test_a11_cursor_with_plus_slash_and_equals_is_url_encoded(tmp_path):
         sim.opaque_cursors = True
         settings = settings_for(sim, tmp_path)
         client, _ = fast_client(settings)
-        total, works = OpenAlexSource(client, settings).citing_works("W123", cap=1000)
+        _total, works = OpenAlexSource(client, settings).citing_works("W123", cap=1000)
         raw = [r.raw_path for r in sim.requests if "cursor=" in r.raw_path]
     assert len(works) == 230 and len({w["id"] for w in works}) == 230
     assert any("%2B" in path for path in raw), raw  # '+' sent encoded, never as a raw '+'
@@ -141,7 +141,7 @@ def test_a11_expired_cursor_restarts_from_a_saved_position_without_duplicates(tm
         sim.cursor_ttl_s = 0.0
         settings = settings_for(sim, tmp_path)
         client, _ = fast_client(settings)
-        total, works = OpenAlexSource(client, settings).citing_works("W123", cap=1000)
+        _total, works = OpenAlexSource(client, settings).citing_works("W123", cap=1000)
     assert len(works) == 250 and len({w["id"] for w in works}) == 250
 
 

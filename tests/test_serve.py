@@ -122,7 +122,7 @@ def test_cli_serve_runs_and_stops_on_interrupt(tmp_path):
 
 def test_cli_serve_missing_folder_exits_2(tmp_path):
     done = subprocess.run([sys.executable, "-m", "citecheck", "serve", str(tmp_path / "nope")],
-                          capture_output=True, text=True, timeout=60)
+                          check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("citecheck: no such folder")
 
 
