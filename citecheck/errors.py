@@ -49,8 +49,11 @@ class RateLimitedError(SourceError):
     reason = "rate_limited"
 
 
-class CircuitOpenError(SourceError):
-    """Too many recent failures: the run stops instead of hammering a service."""
+class CircuitOpenError(CitecheckError):
+    """Too many recent failures: the run stops instead of hammering a service.
+
+    Deliberately not a ``SourceError``: stages record source errors and go on, but an open
+    breaker must stop the paper (and the batch), not degrade every later report."""
 
     reason = "circuit_open"
 

@@ -237,8 +237,12 @@ class HttpClient:
             logger.debug("GET %s", redact_url(current))
             self.stats.counts["network"] += 1
             try:
-                raw = self._session.get(
-                    current, headers=headers, stream=True, allow_redirects=False,
+                # Through the adapter, not Session.send: the session reads a 3xx body in full
+                # (to release the socket) before we could cap it.
+                prepared = self._session.prepare_request(
+                    requests.Request("GET", current, headers=headers))
+                raw = self._session.get_adapter(current).send(
+                    prepared, stream=True,
                     timeout=(settings.connect_timeout_s, min(settings.read_timeout_s, remaining)))
             except requests.Timeout:
                 raise SourceError(f"{service}: timeout", reason="timeout", retryable=True) from None

@@ -29,13 +29,18 @@ def address_allowed(address: str) -> bool:
 
 def check_url(url: str) -> tuple[str, str, int]:
     """(scheme, host, port) of an acceptable URL, else ``BlockedDestinationError``."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname
+        username, password = parts.username, parts.password
+    except ValueError:
+        raise BlockedDestinationError("malformed URL") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
         raise BlockedDestinationError(f"scheme {scheme or '(none)'!r} is not allowed")
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+    if username is not None or password is not None or "@" in parts.netloc:
         raise BlockedDestinationError("URLs with user information are not allowed")
-    host = (parts.hostname or "").rstrip(".").lower()
+    host = (hostname or "").rstrip(".").lower()
     if not host:
         raise BlockedDestinationError("URL has no host")
     is_ipv6_literal = parts.netloc.startswith("[")

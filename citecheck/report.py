@@ -242,7 +242,7 @@ class Statistics(Model):
 
 class Artifact(Model):
     kind: Literal["pdf", "json"]
-    url: str | None = None
+    url: Url = None
     sha256: str
     bytes: int
     pages: int | None = None

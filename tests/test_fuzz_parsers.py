@@ -94,7 +94,7 @@ def test_check_url_accepts_only_http_hosts_or_raises_blocked_destination(url):
     try:
         _ = urlsplit(url).hostname
     except ValueError:
-        assume(False)  # URLs urllib cannot split: the known gap tested (xfail) below
+        assume(False)  # URLs urllib cannot split: tested separately below
     try:
         scheme, host, port = check_url(url)
     except BlockedDestinationError as error:
@@ -104,10 +104,6 @@ def test_check_url_accepts_only_http_hosts_or_raises_blocked_destination(url):
     assert "@" not in host
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "netguard.check_url lets urllib's ValueError('Invalid IPv6 URL') escape for URLs with an "
-    "unbalanced '[': stages/fulltext.py catches only SourceError, so one malformed OA URL in "
-    "third-party metadata crashes the stage instead of trying the next location"))
 @pytest.mark.parametrize("url", ["http://[", "https://[::1/paper.pdf", "http://[not-an-ip]/x"])
 def test_check_url_malformed_brackets_are_blocked_destinations(url):
     with pytest.raises(BlockedDestinationError):
@@ -246,8 +242,6 @@ def test_report_round_trip_is_stable_and_its_embedding_is_script_safe(title, abs
         assert location is None or location.lower().startswith(("http://", "https://"))
 
 
-@pytest.mark.xfail(strict=True, reason="report.Artifact.url is a bare str: it is not passed "
-                   "through plaintext.safe_http_url like the other URL fields (RELIABILITY F3)")
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(["javascript:alert(1)", "data:text/html,<script>x</script>", "ftp://x/y"]))
 def test_artifact_urls_are_http_only(url):

@@ -85,10 +85,6 @@ def test_h2_torn_line_cut_inside_a_utf8_character_is_repaired_before_appending(s
     assert Counter(e["key"] for e in entries) == Counter(DOIS)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "stages (resolve, registry_references, cited_by) catch CircuitOpenError as an ordinary "
-    "SourceError: once the breaker opens, papers are journaled ok/partial with "
-    "'openalex_circuit_open' (and registry 'openalex_not_found') instead of the batch stopping"))
 def test_a5_open_breaker_stops_the_batch_instead_of_journaling_degraded_reports(sim, tmp_path):
     from simserver import server_error
 

@@ -231,10 +231,6 @@ def test_d4_nested_flate_bomb_is_reported_as_parse_oom():
     assert extraction.reason == "parse_oom"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a malformed OA URL ('http://[…') makes netguard.check_url raise ValueError, which "
-    "stages/fulltext.py does not catch: the stage ends internal_error:ValueError and the "
-    "next location is never tried"))
 def test_c7_a_malformed_location_is_skipped_and_the_next_one_is_used(tmp_path):
     doi = "10.5555/c7.malformed"
     with SimRegistry() as sim:

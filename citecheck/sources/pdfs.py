@@ -83,6 +83,7 @@ class PDFFetcher:
         self.resolver = resolver
 
     def fetch(self, url: str) -> FetchedPDF:
+        check_url(url)  # malformed or non-http(s) URLs are refused before anything else
         key = "GET pdf:" + _host_path(url)
         if self.replay is not None:
             recorded = self.replay.get(key)
