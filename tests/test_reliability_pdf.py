@@ -204,10 +204,10 @@ def test_d2_wall_clock_limit_kills_a_slow_worker_and_the_next_paper_runs():
 def test_d3_memory_heavy_page_hits_the_worker_memory_cap_not_the_parent():
     heavy = many_boxes_pdf(100_000)
     before = peak_rss_mb()
-    capped = extract_pdf(heavy, timeout_s=120, memory_mb=150)
-    # pdfium sometimes aborts (SIGABRT) on the failed allocation instead of raising, which
-    # is reported as parse_error (known gap, see test_d4 below); either way the cap fired.
-    assert capped.status == "failed" and capped.reason in ("parse_oom", "parse_error"), capped.detail
+    capped = extract_pdf(heavy, timeout_s=60, memory_mb=150)
+    # Usually parse_oom within seconds; on a loaded machine pdfium has been seen to crawl
+    # near the cap until the wall clock fires instead. Either way only the worker paid.
+    assert capped.status == "failed" and capped.reason in ("parse_oom", "parse_timeout"), capped.detail
     assert peak_rss_mb() - before < 100
     assert extract_pdf(plain_pdf(), timeout_s=20).status == "ok"
 
@@ -225,9 +225,6 @@ def test_d4_nested_flate_bomb_is_bounded_by_the_worker_and_recorded():
     assert peak_rss_mb() - before < 100  # the 300 MB were decoded (or not) in the worker only
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pdfium aborts (SIGABRT) when an allocation fails under RLIMIT_AS; text/extract.py "
-    "run_worker maps any signal to parse_error, so a memory bomb is not reported as parse_oom"))
 def test_d4_nested_flate_bomb_is_reported_as_parse_oom():
     extraction = extract_pdf(flate_bomb_pdf(300_000_000), timeout_s=20, memory_mb=300)
     assert extraction.reason == "parse_oom"

@@ -18,3 +18,28 @@ def test_two_bracketed_entries(tmp_path):
     extraction = extract_pdf(path)
     assert [r.doi for r in extraction.references] == ["10.5555/cited.2", None]
     assert extraction.contexts[0].ref_ids == ["ref-001", "ref-002"]
+
+
+def test_the_parser_process_gets_no_secrets(tmp_path, monkeypatch):
+    import subprocess
+
+    from citecheck.text import extract as extract_module
+
+    seen = {}
+    real_run = subprocess.run
+
+    def spy(command, **kwargs):
+        seen.update(kwargs.get("env") or {})
+        return real_run(command, **kwargs)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-canary-123456")
+    monkeypatch.setenv("OPENALEX_API_KEY", "oa-canary-123456")
+    monkeypatch.setenv("CITECHECK_MAILTO", "canary@example.org")
+    monkeypatch.setattr(extract_module.subprocess, "run", spy)
+    path = tmp_path / "p.pdf"
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path))
+    canvas.drawString(60, 800, "Hello")
+    canvas.save()
+    assert extract_pdf(path).status == "ok"
+    assert seen and not any("canary" in value for value in seen.values())

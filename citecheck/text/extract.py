@@ -41,6 +41,8 @@ Reason = Literal[
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _UNMAPPED_SHARE = 0.3
 # How running out of the address-space limit shows up: Python, C++ and the dynamic loader.
+# The parser sees no credentials or contact address (it reads hostile files).
+_SECRET_ENV = re.compile(r"^(CITECHECK_.*|ANTHROPIC_.*|OPENALEX_.*|.*_API_KEY|.*TOKEN.*|.*SECRET.*)$", re.I)
 _OOM_MESSAGE = re.compile(r"MemoryError|bad_alloc|out of memory|cannot allocate memory|failed to map segment", re.I)
 
 
@@ -114,7 +116,7 @@ def _looks_like_pdf(data: bytes) -> bool:
 
 def run_worker(path: Path, *, timeout_s: float, memory_mb: int) -> dict[str, Any]:
     """Run the worker on ``path``; its JSON, or ``{"ok": False, "reason": …}`` on any failure."""
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if not _SECRET_ENV.match(k)}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "citecheck.text.worker", str(path), str(memory_mb)]
     try:
@@ -124,6 +126,11 @@ def run_worker(path: Path, *, timeout_s: float, memory_mb: int) -> dict[str, Any
     stderr = completed.stderr.decode("utf-8", "replace")
     if completed.returncode == EXIT_OOM or _OOM_MESSAGE.search(stderr):
         return {"ok": False, "reason": "parse_oom", "detail": f"worker exceeded {memory_mb} MB"}
+    if completed.returncode == -signal.SIGABRT:
+        # pdfium aborts instead of raising when an allocation fails; under our address-space
+        # cap that is memory exhaustion (inferred: the abort carries no message).
+        return {"ok": False, "reason": "parse_oom",
+                "detail": f"worker aborted (SIGABRT) under the {memory_mb} MB address-space cap"}
     if completed.returncode != 0:
         code = completed.returncode
         detail = f"worker killed by {signal.Signals(-code).name}" if code < 0 else stderr.strip()[-300:]
