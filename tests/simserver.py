@@ -352,7 +352,10 @@ class SimRegistry:
         per_page = int(query.get("per-page") or 25)
         filters = dict(part.split(":", 1) for part in query.get("filter", "").split(",") if ":" in part)
         if "cites" in filters:
-            offset = self._cursor_offset(query.get("cursor", "*"))
+            if "page" in query:  # basic paging (OpenAlex: up to 10,000 results)
+                offset = (int(query["page"]) - 1) * per_page
+            else:
+                offset = self._cursor_offset(query.get("cursor", "*"))
             if offset is None:
                 return None
             count = self.cited_by_count

@@ -123,9 +123,11 @@ def test_a11_cursor_with_plus_slash_and_equals_is_url_encoded(tmp_path):
     assert not any("+" in path.split("cursor=", 1)[1].split("&", 1)[0] for path in raw)
 
 
-def test_a11_expired_cursor_is_a_classified_error_not_a_loop_or_a_silent_short_list(tmp_path):
+def test_a11_a_cursor_refused_on_the_first_page_is_a_classified_error_not_a_loop(tmp_path):
     with SimRegistry(cited_by_count=250) as sim:
-        sim.cursor_ttl_s = 0.0  # every issued cursor has expired when it comes back
+        sim.script("cursor=", [respond(400, '{"error":"Invalid query parameters error.",'
+                                            '"message":"cursor is expired or invalid"}')],
+                   repeat=True)
         settings = settings_for(sim, tmp_path)
         client, _ = fast_client(settings)
         with pytest.raises(SourceError) as caught:
@@ -134,8 +136,6 @@ def test_a11_expired_cursor_is_a_classified_error_not_a_loop_or_a_silent_short_l
         assert sim.count(contains="cursor=") <= 2 + settings.max_attempts
 
 
-@pytest.mark.xfail(strict=True, reason="citing_works does not restart paging from a saved "
-                   "position when OpenAlex rejects an expired cursor (sources/openalex.py)")
 def test_a11_expired_cursor_restarts_from_a_saved_position_without_duplicates(tmp_path):
     with SimRegistry(cited_by_count=250) as sim:
         sim.cursor_ttl_s = 0.0

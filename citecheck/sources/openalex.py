@@ -28,6 +28,7 @@ REFERENCE_FIELDS = ["id", "doi", "title", "display_name", "publication_year", "a
 CITING_FIELDS = ["id", "doi", "title", "display_name", "publication_year", "authorships",
                  "primary_location", "cited_by_count", "is_retracted", "best_oa_location", "type"]
 MAX_OR_VALUES = 100
+BASIC_PAGING_LIMIT = 10_000
 
 
 @contextmanager
@@ -103,21 +104,46 @@ class OpenAlexSource:
         return works
 
     def citing_works(self, openalex_id: str, cap: int) -> tuple[int, list[dict]]:
-        """(true total, up to ``cap`` citing works sorted by their own citations)."""
+        """(true total, up to ``cap`` citing works sorted by their own citations).
+
+        Cursor paging; if OpenAlex refuses a cursor (they expire after a few minutes unused)
+        the listing continues from the saved position with basic ``page=`` paging, which
+        OpenAlex allows up to 10,000 results, skipping works already listed."""
         short = openalex_id.rsplit("/", 1)[-1]
         works: list[dict] = []
         total = 0
         per_page = max(1, min(cap, MAX_OR_VALUES))
         with self._using():
             query = (Works().filter(cites=short).sort(cited_by_count="desc").select(CITING_FIELDS))
-            with _classified("citing works"):
-                pages = query.paginate(method="cursor", per_page=per_page, n_max=None)
-                for page in pages:
-                    total = getattr(page, "meta", {}).get("count", total) or total
-                    works.extend(dict(w) for w in page)
-                    if len(works) >= cap or len(page) < per_page:
-                        break
+            try:
+                with _classified("citing works"):
+                    for page in query.paginate(method="cursor", per_page=per_page, n_max=None):
+                        total = getattr(page, "meta", {}).get("count", total) or total
+                        works.extend(dict(w) for w in page)
+                        if len(works) >= cap or len(page) < per_page:
+                            return max(total, len(works)), works[:cap]
+            except SourceError as error:
+                if error.status != 400 or not works:
+                    raise
+                logger.info("OpenAlex refused a cursor after %d works; continuing by page",
+                            len(works))
+                total = self._continue_by_page(query, works, per_page, cap, total)
         return max(total, len(works)), works[:cap]
+
+    @staticmethod
+    def _continue_by_page(query, works: list[dict], per_page: int, cap: int, total: int) -> int:
+        seen = {w.get("id") for w in works}
+        page_number = len(works) // per_page + 1
+        while len(works) < cap and page_number * per_page <= BASIC_PAGING_LIMIT:
+            with _classified("citing works"):
+                page = query.get(page=page_number, per_page=per_page)
+            total = getattr(page, "meta", {}).get("count", total) or total
+            works.extend(dict(w) for w in page if w.get("id") not in seen)
+            seen.update(w.get("id") for w in page)
+            if len(page) < per_page:
+                break
+            page_number += 1
+        return total
 
     def search(self, text: str, rows: int = 3) -> list[dict]:
         with self._using():
