@@ -15,12 +15,23 @@ Run:  /work/venv/bin/python bench/match.py [--quick] [--errors FILE]
 (a) PDFs with publisher-deposited Crossref reference lists: printed entries extracted with
     ``citecheck.text.extract_pdf`` (when it exists) linked against candidates built from the
     deposited list; the list's DOIs are the gold.
+(c) biblio-glutton (kermitt2, Apache-2.0): 17,015 reference strings as GROBID extracted them
+    from PMC PDFs (line breaks, hyphenation), gold DOI from the PMC NLM XML. The set ships no
+    metadata of the target works, so the pool has one record per distinct DOI (16,803) built
+    from GROBID's parse of the *first* string citing it (article title, first author, journal,
+    volume, first page; year found in that string). Only the held-out half (odd indexes) is
+    searched, three ways: (1) target present — for most strings the record was parsed from the
+    same string, so this measures telling 16,803 close neighbours (same journals) apart under
+    PDF noise, not parsing robustness; (2) the subset whose record came from *another* string
+    citing the same DOI (an independent print of the same work); (3) target removed (the gold
+    DOI dropped from the hits): every link is a wrong link, which measures never inventing one.
 Speed: references matched per second against pools of 100 and 10,000 candidates.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
 import sys
@@ -31,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from citecheck.identifiers import find_dois  # noqa: E402
+from citecheck.identifiers import find_dois, find_year  # noqa: E402
 from citecheck.match import (  # noqa: E402
     Candidate,
     MatchThresholds,
@@ -48,6 +59,7 @@ EVAL = CORPUS / "C-reference-strings" / "crossref-reference-matching-evaluation"
 ARTIFICIAL = EVAL / "2_unstructured_artificial_evaluation" / "data" / "datasets"
 REAL = EVAL / "3_unstructured_real_evaluation" / "data" / "unstructured_sbmv.json"
 GOLD_PDFS = CORPUS / "B-pdfs-with-gold-references"
+GLUTTON = CORPUS / "C-reference-strings" / "biblio-glutton" / "doc" / "references-doi-matching.json.gz"
 VARIANTS = ("apa-noise", "degraded_title_scrambled", "elsevier-without-titles")
 
 _APA = re.compile(r"^(?P<authors>.*?)\s*\((?P<year>\d{4}|n\.d\.)[a-z]?\)\.\s+(?P<body>.*)$")
@@ -154,11 +166,14 @@ def search_mode(strings, pool_searcher, thresholds) -> list[str | None]:
 
 
 def bench_crossref_eval(
-    quick: bool, errors: list[str], thresholds: MatchThresholds
+    quick: bool, errors: list[str], thresholds: MatchThresholds, *, run: bool = True
 ) -> list[Candidate]:
-    print("(b) Crossref reference-matching evaluation — pool of 7,498 works from clean APA strings")
+    """Part (b); with ``run`` False only the pool is built (for the speed part)."""
     apa = load("apa")
     pool = [pool_candidate(x["ref_string"], x["target_gt"]["DOI"]) for x in apa]
+    if not run:
+        return pool
+    print("(b) Crossref reference-matching evaluation — pool of 7,498 works from clean APA strings")
     parsed_ok = sum(bool(c.title and c.authors and c.year) for c in pool)
     print(f"  pool records: {len(pool)} ({parsed_ok} with title, authors and year parsed)")
     searcher = PoolSearcher(pool, thresholds.retrieve_limit)
@@ -280,6 +295,65 @@ def bench_pdfs(errors: list[str], thresholds: MatchThresholds) -> None:
                 errors.append(f"UNLINKED {pdf.name}\t{item.printed}")
 
 
+def glutton_candidate(row: dict) -> Candidate:
+    """A pool record from GROBID's parse of one biblio-glutton string (no other metadata ships)."""
+    return Candidate(
+        doi=row["doi"].lower(),
+        title=row.get("atitle") or None,
+        authors=[row["firstAuthor"]] if row.get("firstAuthor") else [],
+        year=find_year(row["reference"]),
+        venue=row.get("jtitle") or None,
+        volume=row.get("volume") or None,
+        pages=row.get("firstPage") or None,
+        source="candidates-file",
+    )
+
+
+def bench_glutton(quick: bool, errors: list[str], thresholds: MatchThresholds) -> None:
+    print("(c) biblio-glutton — 17,015 PDF-extracted strings, pool parsed from the strings")
+    if not GLUTTON.exists():
+        print(f"  skipped: {GLUTTON} not found")
+        return
+    data = [x for x in json.loads(gzip.decompress(GLUTTON.read_bytes())) if x.get("doi")]
+    pool: dict[str, Candidate] = {}
+    source_row: dict[str, int] = {}
+    for k, row in enumerate(data):
+        doi = row["doi"].lower()
+        if doi not in pool:
+            pool[doi], source_row[doi] = glutton_candidate(row), k
+    print(f"  strings with a gold DOI: {len(data)}; pool records (distinct DOIs): {len(pool)}")
+    searcher = PoolSearcher(list(pool.values()), thresholds.retrieve_limit + 1)
+    rows = [k for k in range(1, len(data), 2)][:: 5 if quick else 1]
+    present, independent, removed = [], [], []
+    started = time.perf_counter()
+    for k in rows:
+        text, gold = data[k]["reference"], data[k]["doi"].lower()
+        profile = profile_printed(text)
+        hits = searcher.search(text)
+        decided = best_search_hit(profile, hits[: thresholds.retrieve_limit], thresholds)
+        got = decided[0].candidate.doi if decided else None
+        present.append((got, gold))
+        if source_row[gold] != k:
+            independent.append((got, gold))
+        decided = best_search_hit(profile, [h for h in hits if h.doi != gold], thresholds)
+        invented = decided[0].candidate.doi if decided else None
+        removed.append(invented)
+        if got is not None and got != gold:
+            errors.append(f"WRONG glutton\t{' '.join(text.split())}\tgold={gold}\tgot={got}")
+        elif got is None:
+            errors.append(f"MISSED glutton\t{' '.join(text.split())}\tgold={gold}")
+        if invented is not None:
+            errors.append(f"INVENTED glutton\t{' '.join(text.split())}\tgold={gold}\tgot={invented}")
+    seconds = time.perf_counter() - started
+    show("search glutton target present [held-out]", tally(*zip(*present)))
+    show("search glutton record from another string", tally(*zip(*independent)))
+    links = sum(p is not None for p in removed)
+    print(
+        f"  target removed: {links} links invented on {len(removed)} strings "
+        f"({links / len(removed):.4f}); {len(rows) / seconds:.0f} strings/s"
+    )
+
+
 def bench_speed(pool: list[Candidate], thresholds: MatchThresholds) -> None:
     print("Speed (references matched per second)")
     noisy = load("apa-noise")
@@ -307,14 +381,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="every 5th string only")
     parser.add_argument("--errors", default="/tmp/citecheck-bench-match-errors.tsv")
+    parser.add_argument(
+        "--parts",
+        default="eval,glutton,pdfs,speed",
+        help="comma-separated subset of: eval, glutton, pdfs, speed",
+    )
     args = parser.parse_args()
     if not EVAL.exists():
         sys.exit(f"corpus not found at {EVAL}")
     thresholds = MatchThresholds()
     errors: list[str] = []
-    pool = bench_crossref_eval(args.quick, errors, thresholds)
-    bench_pdfs(errors, thresholds)
-    bench_speed(pool, thresholds)
+    parts = set(args.parts.split(","))
+    if parts & {"eval", "speed"}:
+        pool = bench_crossref_eval(args.quick, errors, thresholds, run="eval" in parts)
+    if "glutton" in parts:
+        bench_glutton(args.quick, errors, thresholds)
+    if "pdfs" in parts:
+        bench_pdfs(errors, thresholds)
+    if "speed" in parts:
+        bench_speed(pool, thresholds)
     Path(args.errors).write_text("\n".join(errors) + "\n")
     kinds = Counter(e.split("\t", 1)[0] for e in errors)
     print(f"errors written to {args.errors}: {dict(kinds)}")

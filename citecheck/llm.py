@@ -280,7 +280,7 @@ class AnthropicCaller:
         key = cache_key(self.model, prompt.sha256, body)
         base = {"model": self.model, "prompt_ref": prompt.ref, "prompt_sha256": prompt.sha256}
         if self.store is not None and (record := self.store.get_llm_call(key)) is not None:
-            result = _interpret(record["response_json"], output_model, tool_name, base)
+            result = interpret_response(record["response_json"], output_model, tool_name, base)
             result.cached, result.call_id = True, record["id"]
             return result
         started = time.monotonic()
@@ -301,8 +301,8 @@ class AnthropicCaller:
             raw = self.client.messages.with_raw_response.create(**body)
         except anthropic.APIStatusError as exc:
             return StructuredResult(
-                status=_status_of(exc),
-                reason=_reason_of(exc),
+                status=error_status(exc),
+                reason=error_reason(exc),
                 raw_response=redact(exc.response.text),
                 **base,
             )
@@ -310,7 +310,7 @@ class AnthropicCaller:
             return StructuredResult(status="unavailable", reason="timeout", **base)
         except anthropic.APIConnectionError:
             return StructuredResult(status="unavailable", reason="connection_error", **base)
-        return _interpret(raw.http_response.text, output_model, tool_name, base)
+        return interpret_response(raw.http_response.text, output_model, tool_name, base)
 
     def _log(
         self,
@@ -320,29 +320,41 @@ class AnthropicCaller:
         body: dict[str, Any],
         duration_ms: int,
     ) -> None:
-        if self.store is None:
-            return
-        self.store.put_llm_call(
-            {
-                "id": result.call_id,
-                "cache_key": key,
-                "model": self.model,
-                "prompt_id": prompt.id,
-                "prompt_version": str(prompt.version),
-                "prompt_sha256": prompt.sha256,
-                "request_json": canonical_json(body),
-                "response_json": result.raw_response,
-                "input_tokens": result.usage.input_tokens,
-                "output_tokens": result.usage.output_tokens,
-                "duration_ms": duration_ms,
-                "datetime_utc": datetime.now(UTC).isoformat(),
-                "status": result.status,
-                "error": result.reason,
-            }
-        )
+        if self.store is not None:
+            log_call(self.store, result, key, prompt, body, duration_ms)
 
 
-def _status_of(exc: anthropic.APIStatusError) -> Literal["failed", "unavailable"]:
+def log_call(
+    store: Store,
+    result: StructuredResult,
+    key: str,
+    prompt: Prompt,
+    body: Mapping[str, Any],
+    duration_ms: int,
+) -> None:
+    """Write one call (request, raw response, tokens, status) to the store's log and cache."""
+    store.put_llm_call(
+        {
+            "id": result.call_id,
+            "cache_key": key,
+            "model": result.model,
+            "prompt_id": prompt.id,
+            "prompt_version": str(prompt.version),
+            "prompt_sha256": prompt.sha256,
+            "request_json": canonical_json(body),
+            "response_json": result.raw_response,
+            "input_tokens": result.usage.input_tokens,
+            "output_tokens": result.usage.output_tokens,
+            "duration_ms": duration_ms,
+            "datetime_utc": datetime.now(UTC).isoformat(),
+            "status": result.status,
+            "error": result.reason,
+        }
+    )
+
+
+def error_status(exc: anthropic.APIStatusError) -> Literal["failed", "unavailable"]:
+    """A request the API rejects as such is ``failed``; anything else may succeed later."""
     if isinstance(
         exc,
         anthropic.BadRequestError
@@ -353,7 +365,8 @@ def _status_of(exc: anthropic.APIStatusError) -> Literal["failed", "unavailable"
     return "unavailable"
 
 
-def _reason_of(exc: anthropic.APIStatusError) -> str:
+def error_reason(exc: anthropic.APIStatusError) -> str:
+    """A machine-readable reason for an API error (``overloaded``, ``rate_limited``…)."""
     error_type = ""
     if isinstance(exc.body, dict):
         error = exc.body.get("error")
@@ -370,7 +383,7 @@ def _reason_of(exc: anthropic.APIStatusError) -> str:
     return f"http_{exc.status_code}"
 
 
-def _interpret(
+def interpret_response(
     raw_text: str | None, output_model: type[BaseModel], tool_name: str, base: dict[str, str]
 ) -> StructuredResult:
     """Turn a raw Messages API response body into a result, never a guessed answer."""

@@ -7,7 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from citecheck.batch import BatchRunner, repair_journal
+from citecheck.batch import BatchRunner
+from citecheck.journal import repair_journal
 from citecheck.config import Settings
 from citecheck.context import Options
 from replaykit import write_entry

@@ -11,8 +11,9 @@ import pytest
 from test_batch import journal, synthetic_replay
 from typer.testing import CliRunner
 
-from citecheck import batch as batch_module
-from citecheck.batch import MAX_INTERRUPTED, STARTED, BatchRunner, Journal, OutputError
+from citecheck import journal as journal_module
+from citecheck.batch import MAX_INTERRUPTED, STARTED, BatchRunner, OutputError
+from citecheck.journal import Journal
 from citecheck.cli import app
 from citecheck.config import Settings
 from citecheck.context import Options
@@ -99,7 +100,7 @@ def fsync_enospc(monkeypatch, after: int):
         if calls["n"] > after:
             raise enospc()
         real(fd)
-    monkeypatch.setattr(batch_module.os, "fsync", fsync)
+    monkeypatch.setattr(journal_module.os, "fsync", fsync)
 
 
 @pytest.mark.parametrize("fault", [half_line_then_enospc, fsync_enospc])

@@ -9,7 +9,8 @@ import pytest
 from simserver import SimRegistry
 
 import citecheck.api
-from citecheck.batch import JOURNAL, BatchRunner
+from citecheck.batch import BatchRunner
+from citecheck.journal import JOURNAL
 from citecheck.config import Settings
 from citecheck.context import Options
 
