@@ -86,7 +86,14 @@ def check(
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Never call a model; claims are listed as not checkable.")] = False,
     max_cited_by: Annotated[Optional[int], typer.Option(help="How many citing works to list (the total is always kept).")] = None,
 ) -> None:
-    """Check one paper and print its integrity report."""
+    """Check one paper and print its integrity report.
+
+    Examples: `citecheck check 10.1177/10943420231201154`;
+    `citecheck check --pdf manuscript.pdf --format text`;
+    `citecheck check DOI --replay fixtures/genslms` (offline, from a recording).
+    Live runs use Crossref, OpenAlex (OPENALEX_API_KEY), Unpaywall (CITECHECK_MAILTO) and,
+    with ANTHROPIC_API_KEY, a model for claims; a stage that cannot run says why in the report.
+    """
     from .api import check as run_check
     from .context import Options
 
