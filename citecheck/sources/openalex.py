@@ -31,6 +31,15 @@ MAX_OR_VALUES = 100
 BASIC_PAGING_LIMIT = 10_000
 
 
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning(message)
+
+
 @contextmanager
 def _classified(what: str):
     """pyalex raises requests' HTTPError, its own QueryError, or a JSON error on an HTML
@@ -65,6 +74,9 @@ class OpenAlexSource:
         pyalex.config.email = settings.mailto or None
         pyalex.config.user_agent = f"citecheck/{__version__}"
         pyalex.config.max_retries = 0
+        if settings.openalex_api_key is None and not http.replay:
+            _warn_once("OPENALEX_API_KEY is not set: OpenAlex requires a key since 2026 and may "
+                       "refuse requests")
 
     def _using(self):
         return transports.using(self.http, self.settings.openalex_base_url)
