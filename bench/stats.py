@@ -15,8 +15,11 @@ Run: /work/venv/bin/python bench/stats.py [--no-fp]
 3. False positives: every item flagged inconsistent in the text of the corpus PDFs under
    ``B-pdfs-with-gold-references`` is listed for a person to check by hand (text from
    ``citecheck.text.extract_pdf`` when it exists, else pdfplumber).
+   Items read by the GRIM, shared-value and df-from-N readers are listed too, flagged or not.
 4. The same over the 6,123 sentence sets and claims of ``D-citation-support/citation-integrity``
    (biomedical prose, rich in "n/N (x%)"), which PDFs in B rarely contain.
+5. GRIM on simulated Likert data: real means never flagged; random means flagged at the rate
+   the granularity predicts.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ import csv
 import html
 import json
 import math
+import random
 import re
 import sys
 import time
@@ -40,6 +44,8 @@ from citecheck.stats import (
     check_pages,
     check_text,
 )
+from citecheck.stats.grim import grim_consistent
+from citecheck.stats.numbers import Printed
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 STATCHECK = CORPUS / "E-statcheck" / "statcheck" / "inst" / "test_materials"
@@ -128,6 +134,20 @@ def same_result(item: StatItem, row: dict[str, str]) -> bool:
     )
 
 
+def is_new_reader(item: StatItem) -> bool:
+    """Items only the issue-#6 follow-up reads: GRIM, shared values, df from N."""
+    note = item.note or ""
+    return item.kind == "grim" or any(
+        marker in note for marker in ("sharing this statistic", "from the printed N", "no df")
+    )
+
+
+def describe(item: StatItem) -> str:
+    verdict = "consistent" if item.consistent else "INCONSISTENT"
+    return (f"[{item.kind}] {item.text!r}: reported {item.reported}, recomputed "
+            f"{item.recomputed:.4g}, {verdict}" + (f" ({item.note})" if item.note else ""))
+
+
 def pct(part: int, whole: int) -> str:
     return f"{part}/{whole} = {100 * part / whole:.1f}%" if whole else f"{part}/0"
 
@@ -212,6 +232,7 @@ def bench_false_positives() -> None:
     paths = sorted(PDF_CORPUS.rglob("*.pdf"))
     totals: dict[str, int] = {}
     flagged: list[tuple[str, StatItem]] = []
+    newly_read: list[tuple[str, StatItem]] = []
     started = time.perf_counter()
     pages_read = 0
     check_seconds = 0.0
@@ -225,6 +246,8 @@ def bench_false_positives() -> None:
             totals[key] = totals.get(key, 0) + value
         flagged += [(str(path.relative_to(PDF_CORPUS)), item) for item in result.items
                     if not item.consistent]
+        newly_read += [(str(path.relative_to(PDF_CORPUS)), item) for item in result.items
+                       if is_new_reader(item)]
     seconds = time.perf_counter() - started
     print(f"  {len(paths)} PDFs, {pages_read} pages, {seconds:.1f} s in all, of which the check "
           f"{check_seconds:.2f} s ({1000 * check_seconds / max(pages_read, 1):.2f} ms/page)")
@@ -233,6 +256,10 @@ def bench_false_positives() -> None:
     for name, item in flagged:
         print(f"  - {name} p.{item.page} [{item.kind}] {item.text!r}: reported {item.reported}, "
               f"recomputed {item.recomputed:.4g}" + (f" ({item.note})" if item.note else ""))
+    print(f"  read by the GRIM / shared-value / df-from-N readers (flagged or not): "
+          f"{len(newly_read)}")
+    for name, item in newly_read:
+        print(f"  - {name} p.{item.page} {describe(item)}")
 
 
 def bench_sentences() -> None:
@@ -262,6 +289,32 @@ def bench_sentences() -> None:
     for item in flagged:
         print(f"  - [{item.kind}] {item.text!r}: reported {item.reported}, "
               f"recomputed {item.recomputed:.4g}" + (f" ({item.note})" if item.note else ""))
+    newly_read = [item for result in results for item in result.items if is_new_reader(item)]
+    print(f"  read by the GRIM / shared-value / df-from-N readers (flagged or not): "
+          f"{len(newly_read)}")
+    for item in newly_read:
+        print(f"  - {describe(item)}")
+
+
+def bench_grim_simulated(trials: int = 20000, seed: int = 6) -> None:
+    """GRIM on simulated data: means of real integer answers must never be flagged, and random
+    2-decimal means must be flagged at the rate the granularity predicts (1 - N*k/100)."""
+    print("== 5. GRIM on simulated integer data (Likert 1-7, N*k < 100)")
+    rng = random.Random(seed)
+    false_flags = flagged_random = expected = 0.0
+    for _ in range(trials):
+        size, items = rng.randint(5, 60), rng.choice((1, 1, 2, 3))
+        if size * items >= 100:
+            size = 99 // items
+        answers = [rng.randint(1, 7) for _ in range(size * items)]
+        true_mean = Printed(round(sum(answers) / len(answers) + 1e-12, 2), 2)
+        false_flags += not grim_consistent(true_mean, size * items)[0]
+        random_mean = Printed(rng.randint(100, 700) / 100, 2)
+        flagged_random += not grim_consistent(random_mean, size * items)[0]
+        expected += 1 - size * items / 100
+    print(f"  {trials} simulated means of real data flagged: {int(false_flags)} (must be 0)")
+    print(f"  random 2-decimal means flagged: {pct(int(flagged_random), trials)} "
+          f"(granularity predicts {100 * expected / trials:.1f}%)")
 
 
 def main() -> int:
@@ -276,6 +329,7 @@ def main() -> int:
     if not args.no_fp:
         bench_false_positives()
     bench_sentences()
+    bench_grim_simulated()
     return 0
 
 

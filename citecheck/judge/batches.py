@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 API_MAX_REQUESTS_PER_BATCH = 100_000
+MAX_BATCH_BYTES = 200 * 2**20  # under the API's 256 MB per batch, leaving room for framing
 DEFAULT_MAX_WAIT_S = 2 * 3600.0
 DEFAULT_POLL_INTERVAL_S = 30.0
 _ENTRY_REASONS = {
@@ -164,11 +165,8 @@ class BatchJudge:
         return [_outcome(results[key]) for key in keys]
 
     def _base(self) -> dict[str, str]:
-        return {
-            "model": self.model,
-            "prompt_ref": self.prompt.ref,
-            "prompt_sha256": self.prompt.sha256,
-        }
+        prompt = self.prompt
+        return {"model": self.model, "prompt_ref": prompt.ref, "prompt_sha256": prompt.sha256}
 
     def _cached(self, bodies: Mapping[str, dict[str, Any]]) -> dict[str, StructuredResult]:
         found: dict[str, StructuredResult] = {}
@@ -188,8 +186,9 @@ class BatchJudge:
         self, pending: list[str], bodies: Mapping[str, dict[str, Any]]
     ) -> dict[str, StructuredResult]:
         deadline = self._clock() + self.max_wait_s
-        size = self.max_requests_per_batch
-        submissions = [_Submission(pending[i : i + size]) for i in range(0, len(pending), size)]
+        submissions = [
+            _Submission(keys) for keys in _chunks(pending, bodies, self.max_requests_per_batch)
+        ]
         for submission in submissions:
             self._submit(submission, bodies)
         self._poll(submissions, deadline)
@@ -303,6 +302,22 @@ class BatchJudge:
             logger.warning("judge batch %s: wait exceeded, cancelled", submission.batch_id)
         except anthropic.APIError as exc:
             logger.warning("judge batch %s: cancel failed: %s", submission.batch_id, exc)
+
+
+def _chunks(
+    keys: list[str], bodies: Mapping[str, dict[str, Any]], max_requests: int
+) -> list[list[str]]:
+    """Consecutive groups of at most ``max_requests`` keys and ``MAX_BATCH_BYTES`` of bodies."""
+    chunks: list[list[str]] = []
+    size = 0
+    for key in keys:
+        body_bytes = len(canonical_json(bodies[key]).encode()) + len(key)
+        if not chunks or len(chunks[-1]) >= max_requests or size + body_bytes > MAX_BATCH_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(key)
+        size += body_bytes
+    return chunks
 
 
 def _entry_status(result: Mapping[str, Any]) -> Status:

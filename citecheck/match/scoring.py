@@ -22,6 +22,12 @@ from rapidfuzz import fuzz
 from citecheck.match.candidates import Candidate
 from citecheck.match.refparse import ParsedReference, normalize_text, parse_reference
 from citecheck.match.settings import MatchThresholds
+from citecheck.match.validate import (
+    lacks_title_evidence,
+    locator_unexplained,
+    pages_disagree,
+    prints_locator,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +47,7 @@ class PrintedProfile:
     tokens: frozenset[str]
     numbers: frozenset[str]
     years: frozenset[int]
+    locator: bool
 
     @property
     def has_page_numbers(self) -> bool:
@@ -96,6 +103,7 @@ def profile_printed(printed: str, parsed: ParsedReference | None = None) -> Prin
         tokens=tokens,
         numbers=numbers,
         years=years,
+        locator=prints_locator(parsed.printed, parsed.volume, parsed.pages),
     )
 
 
@@ -224,6 +232,29 @@ def _prints_no_other_title(printed: PrintedProfile, profile: CandidateProfile) -
     return bool(venue) and fuzz.token_set_ratio(normalize_text(guess), normalize_text(venue)) >= 80
 
 
+def _veto(
+    printed: PrintedProfile,
+    profile: CandidateProfile,
+    title: float | None,
+    title_free: bool,
+    numbers: tuple[float | None, ...],
+    thresholds: MatchThresholds,
+) -> str | None:
+    """The first rule of :mod:`citecheck.match.validate` that refuses the pair, if any."""
+    candidate = profile.candidate
+    if pages_disagree(printed.parsed.first_page, printed.numbers, candidate.pages):
+        return "pages"
+    if locator_unexplained(printed.locator, candidate.volume, candidate.issue, candidate.pages):
+        return "unexplained_locator"
+    volume, first_page, authors, year = numbers
+    numbers_agree = volume == 1.0 and first_page == 1.0 and (authors or 0) >= 0.6 and bool(year)
+    if lacks_title_evidence(
+        title, title_free or numbers_agree, bool(profile.title_tokens), thresholds.title_evidence
+    ):
+        return "no_title_evidence"
+    return None
+
+
 def score_pair(
     printed: PrintedProfile, profile: CandidateProfile, thresholds: MatchThresholds
 ) -> PairScore:
@@ -281,6 +312,8 @@ def score_pair(
         without_title = sum(w * values[k] for k, w in rest.items()) / sum(rest.values())
         if values["authors"] >= 0.6 and (venue is None or venue >= 0.5) and without_title > score:
             score, title_free = without_title, True
+    veto = veto or _veto(printed, profile, title, title_free, (volume, first_page, authors, year),
+                         thresholds)
     return PairScore(
         score=round(score, 4),
         title=title,

@@ -52,6 +52,13 @@ class MatchThresholds(BaseModel):
         description="Below this title similarity the titles are reported as different "
         "(and a printed DOI whose record has another title is `doi_title_mismatch`).",
     )
+    title_evidence: float = Field(
+        default=0.6,
+        ge=0.0,
+        le=1.0,
+        description="A titled candidate whose title is printed with less similarity than "
+        "this is refused unless volume, first page, first author and year all agree.",
+    )
     title_difference: float = Field(
         default=0.85,
         ge=0.0,

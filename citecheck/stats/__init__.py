@@ -2,7 +2,8 @@
 
 Test statistics (t, F, r, chi2, z, Q) with their p are recomputed statcheck-style
 (:mod:`citecheck.stats.nhst_check` says where the rules differ from statcheck's); percentages,
-totals with their parts and reported changes are recomputed from the printed numbers. Every
+totals with their parts and reported changes are recomputed from the printed numbers, and means
+of integer answers are checked against their N with GRIM (:mod:`citecheck.stats.grim`). Every
 comparison allows for the rounding of every printed number, so an item is flagged only when no
 rounding can explain it.
 """

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from citecheck.stats.differences import find_differences
+from citecheck.stats.grim import find_grim
 from citecheck.stats.models import Finding, StatisticsResult, StatItem
 from citecheck.stats.nhst_check import check_test
 from citecheck.stats.nhst_parse import find_tests, mentions_one_tailed
@@ -64,6 +65,7 @@ def _findings(text: str) -> Iterator[Finding]:
     yield from find_percentages(text)
     yield from find_sums(text)
     yield from find_differences(text)
+    yield from find_grim(text)
 
 
 def _test_findings(text: str) -> Iterator[Finding]:
@@ -104,6 +106,7 @@ def _counts(items: Iterable[StatItem]) -> dict[str, int]:
         "percentage": counts["percentage"],
         "sum": counts["sum"],
         "difference": counts["difference"],
+        "grim": counts["grim"],
         "inconsistent": sum(not item.consistent for item in listed),
         "decision_errors": sum(bool(item.decision_error) for item in listed),
     }

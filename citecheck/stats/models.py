@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-ItemKind = Literal["test_statistic", "percentage", "sum", "difference"]
+ItemKind = Literal["test_statistic", "percentage", "sum", "difference", "grim"]
 SectionStatus = Literal["ok", "no_full_text", "no_text_layer"]
 
 
@@ -27,7 +27,8 @@ class StatItem(BaseModel):
     )
     consistent: bool = Field(
         description="True when the printed value can arise from the other printed numbers, "
-        "allowing for rounding of every printed number."
+        "allowing for rounding of every printed number (grim: when the printed mean is a "
+        "reachable mean of N x k integer answers)."
     )
     decision_error: bool | None = Field(
         default=None,
@@ -50,7 +51,9 @@ class StatItem(BaseModel):
         description="True when the result is consistent only as a one-tailed test and the text "
         "mentions one-tailed/one-sided/directional testing.",
     )
-    parts: list[float] | None = Field(default=None, description="Numbers that were combined.")
+    parts: list[float] | None = Field(
+        default=None, description="Numbers that were combined (grim: [N, number of items])."
+    )
     recomputed_range: tuple[float, float] | None = Field(
         default=None,
         description="Range of the recomputed value over the rounding of its inputs.",

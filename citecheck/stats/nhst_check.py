@@ -12,6 +12,10 @@ and re-implemented, not copied):
   inconsistent (statcheck's ``pZeroError``).
 * Tests are two-tailed; t, z and r p-values are doubled; F, chi2 and Q are not.
   r is converted to t with ``t = r * sqrt(df / (1 - r^2))``.
+* r printed with N but no df (``r = .32, N = 120``) uses df = N - 2 (not for partial
+  correlations). A chi2 printed with N but no df (``chi2 = 5.2, N = 120``) is recomputed at
+  df = 1, the smallest p any df gives; its largest p is taken as 1, so it is flagged only when
+  the printed p is too small for every df, and its decision error is judged at df = 1.
 * Decision error (alpha = .05, ``p = .05`` counted as significant): only for inconsistent
   results, when the printed p and the recomputed p fall on different sides of .05.
 * One-tailed: when an inconsistent result becomes consistent as a one-tailed test and the text
@@ -85,16 +89,32 @@ def _r_to_t(r: float, df: float | None) -> float:
     return r * math.sqrt(df / (1 - r * r))
 
 
+def _df_unknown(test: ParsedTest) -> bool:
+    return test.statistic == "chi2" and test.df1 is None
+
+
+def _degrees(test: ParsedTest) -> tuple[float | None, float | None]:
+    """The dfs to compute with; a chi2 without df is computed at df = 1, its smallest p."""
+    return (1.0, None) if _df_unknown(test) else (test.df1, test.df2)
+
+
 def _p_bounds(test: ParsedTest, two_tailed: bool) -> tuple[float, float]:
-    """(smallest, largest) p the printed statistic allows given its rounding."""
+    """(smallest, largest) p the printed statistic allows given its rounding.
+
+    For a chi2 without df the largest is 1: p grows with df towards 1, so only a printed p
+    below the df = 1 bound is impossible for every df.
+    """
+    df1, df2 = _degrees(test)
     half = test.value.half_unit
     magnitude = abs(test.value.value)
     smaller = max(0.0, magnitude - half)
     larger = magnitude + half
     if test.statistic == "r":
         larger = min(larger, 1.0)
-    p_at_larger = compute_p(test.statistic, larger, test.df1, test.df2, two_tailed)
-    p_at_smaller = compute_p(test.statistic, smaller, test.df1, test.df2, two_tailed)
+    p_at_larger = compute_p(test.statistic, larger, df1, df2, two_tailed)
+    if _df_unknown(test):
+        return p_at_larger, 1.0
+    p_at_smaller = compute_p(test.statistic, smaller, df1, df2, two_tailed)
     return p_at_larger, p_at_smaller
 
 
@@ -153,7 +173,7 @@ def _is_decision_error(test: ParsedTest, computed: float) -> bool:
 
 
 def _classify(test: ParsedTest, two_tailed: bool) -> tuple[float, float, float, bool, bool]:
-    computed = compute_p(test.statistic, test.value.value, test.df1, test.df2, two_tailed)
+    computed = compute_p(test.statistic, test.value.value, *_degrees(test), two_tailed)
     p_low, p_high = _p_bounds(test, two_tailed)
     error = _is_error(test, p_low, p_high)
     decision_error = error and _is_decision_error(test, computed)

@@ -35,9 +35,11 @@ _NUM = r"\d*\.?\d+"
 _JUNK = r"[\x00-\x08\x0b\x0e-\x1f\ufffd]*"
 _SPACE_OR_JUNK = r"[\s\x00-\x08\x0b\x0e-\x1f\ufffd]{0,4}"
 _DF = r"\d+(?:\.\d+)?"
+_COUNT = r"\d{1,3}(?:,\d{3})+|\d+"
 _Q_SUFFIX = (
     r"(?:\s?-?\s?(?:[Bb]etween|[Ww]ithin|[Tt]otal|[Ee]rror|[Rr]esidual|[Mm]odel|b|w|B|W|T|E|M|R|H))?"
 )
+_CHI_NAME_PLAIN = r"(?:\u03c7|\u03a7|[Cc]hi|CHI)\s?(?:2|\u00b2|\^2|-?squared?)"
 _CHI_NAME = r"(?:\u03c7|\u03a7|[Cc]hi|CHI|x|X|G|\?|\ufffd|B)\s?(?:2|\u00b2|\^2|-?squared?)"
 
 _RESULT = re.compile(
@@ -45,6 +47,8 @@ _RESULT = re.compile(
     (?:(?<![A-Za-z0-9])|(?<=(?<![A-Za-z0-9])B))  # the test name starts a word (B: a lost quote)
     (?P<test>
         (?P<tr>[tr])s?\s?\(\s?(?P<df_tr>{_DF})\s?\)
+      | r\s?\(\s?[Nn]\s?=\s?(?P<n_r>{_COUNT})\s?\)                  # r(N = 120) = .32
+      | (?P<chi_n>{_CHI_NAME})\s?\(\s?[Nn]\s?=\s?(?P<n_chi>{_COUNT})\s?\)  # chi2(N = 120) = 5.2
       | F s?\s?\(\s?(?P<df1_f>\d+|[lI])\s?,\s?(?P<df2_f>{_DF})\s?\)
       | Q{_Q_SUFFIX}\s?\(\s?(?P<df_q>\d+)\s?\)
       | {_CHI_NAME}\s?\(\s?(?P<df_chi>\d+)\s?(?:,\s?N\s?(?:=|p)\s?\d[\d,]*\s?)?\)
@@ -52,13 +56,16 @@ _RESULT = re.compile(
       | F\s?(?P<df1_fsub>\d+)\s?,\s?(?P<df2_fsub>{_DF})(?=\s?[=<>])   # subscript dfs: F 2,25 = 7.90
       | t\s?(?P<df_tsub>[3-9]|[1-9]\d+(?:\.\d+)?)(?=\s?[=<>])  # t 7 = 5.52, not t1/t2
       | (?P<tbare>t)(?=\s?[=<>])                                  # t = 5.04, df = 12
+      | (?P<bare>r|{_CHI_NAME_PLAIN})(?=\s?[=<>])                        # r = .32, N = 120
     )
     {_SPACE_OR_JUNK}(?P<tcomp>{_COMP})
     (?P<gap>[^\w.,;:()\[\]=<>]{{0,6}})
     (?P<value>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|{_NUM})
     (?![\d.]\d)
+    (?P<more>(?:\s?,\s?-?{_NUM}(?![\d.]\d)){{0,3}}\s?,?\s(?:and|&)\s-?{_NUM}(?![\d.]\d))?
     \s?(?:[,;(\[]|\s)\s*
     (?(tbare)df\s?=\s?(?P<df_after>{_DF})\s?[,;]\s*|)
+    (?(bare)(?:[Nn]\s?=\s?(?P<n_after>{_COUNT})\s?[,;]\s*)?|)
     (?P<between>(?:(?![pP]s?\b)[A-Za-z\u0370-\u03ff][A-Za-z\u0370-\u03ff\u00b22_ ]{{0,10}}
         \s?=\s?-?\s?{_NUM}\s?[,;]\s*){{0,2}})
     (?:
@@ -66,9 +73,14 @@ _RESULT = re.compile(
         (?![\d])
       | (?P<ns>(?<![A-Za-z])[nN]\.?[sS]\b\.?)
     )
+    (?:\s?[,;]\s?[Nn]\s?=\s?(?P<n_trail>{_COUNT})(?![\d.]\d))?
     """,
     re.VERBOSE,
 )
+
+# Words before an r whose df is not N - 2 (partial correlations lose one df per covariate).
+_PARTIAL = re.compile(r"partial|controll|adjust|covari", re.IGNORECASE)
+_PARTIAL_WINDOW = 150
 
 _ONE_TAILED = re.compile(r"one.?sided|one.?tailed|directional", re.IGNORECASE)
 
@@ -118,7 +130,9 @@ def _comparison(raw: str, notes: list[str]) -> str:
     return raw
 
 
-def _statistic_and_df(match: re.Match[str]) -> tuple[str, float | None, float | None] | None:
+def _statistic_and_df(
+    match: re.Match[str], notes: list[str]
+) -> tuple[str, float | None, float | None] | None:
     if match.group("tr"):
         return match.group("tr"), None, float(match.group("df_tr"))
     if match.group("df2_f"):
@@ -137,26 +151,51 @@ def _statistic_and_df(match: re.Match[str]) -> tuple[str, float | None, float | 
         return "t", None, float(match.group("df_tsub"))
     if match.group("df_after"):
         return "t", None, float(match.group("df_after"))
-    return None
+    return _statistic_from_sample_size(match, notes)
+
+
+def _statistic_from_sample_size(
+    match: re.Match[str], notes: list[str]
+) -> tuple[str, float | None, float | None] | None:
+    """r and chi2 printed without df but with N: r gets df = N - 2; chi2 keeps df unknown."""
+    raw_n = match.group("n_r") or match.group("n_chi") or match.group("n_after") or (
+        match.group("n_trail") if match.group("bare") else None
+    )
+    if raw_n is None:
+        return None
+    n = int(raw_n.replace(",", ""))
+    if match.group("n_r") or match.group("bare") == "r":
+        if n < 4:
+            return None
+        notes.append(f"df = N - 2 = {n - 2} from the printed N = {n}")
+        return "r", None, float(n - 2)
+    notes.append(f"chi2 printed with N = {n} but no df; checked against every df >= 1")
+    return "chi2", None, None
 
 
 def find_tests(text: str) -> Iterator[ParsedTest]:
-    """Yield every test result in ``text``, which must already be ``normalise``-d."""
+    """Yield every test result in ``text``, which must already be ``normalise``-d.
+
+    Several values sharing one statistic, df and p (``F(1, 15) = 19.9 and 5.16, ps < .05``)
+    yield one result each, all with the same offsets.
+    """
     for match in _RESULT.finditer(text):
-        parsed = _parse(match)
-        if parsed is not None:
-            yield parsed
+        before = text[max(0, match.start() - _PARTIAL_WINDOW): match.start()]
+        yield from _parse(match, before)
 
 
-def _parse(match: re.Match[str]) -> ParsedTest | None:
+def _parse(match: re.Match[str], before: str) -> list[ParsedTest]:
     notes: list[str] = []
-    named = _statistic_and_df(match)
+    named = _statistic_and_df(match, notes)
     if named is None:
-        return None
+        return []
     statistic, df1, df2 = named
     value = parse_number(match.group("value"))
     if value is None:
-        return None
+        return []
+    if _df_from_sample_size(match) and statistic == "r":
+        if value.decimals < 2 or _PARTIAL.search(before):
+            return []  # a parameter such as "r = 0.5", or a partial r whose df is below N - 2
     if _is_minus(match.group("gap"), notes):
         value = Printed(-value.value, value.decimals)
     test_comparison = _comparison(match.group("tcomp"), notes)
@@ -166,28 +205,50 @@ def _parse(match: re.Match[str]) -> ParsedTest | None:
         p_comparison = _comparison(match.group("pcomp"), notes)
         p_value = parse_number(match.group("pval").replace(" ", ""))
         if p_value is None:
-            return None
+            return []
         p_text = f"{p_comparison} {match.group('pval').replace(' ', '')}"
-    if not _plausible(statistic, df1, df2, value, p_value):
-        logger.debug("implausible test result skipped: %r", match.group(0))
-        return None
+    values = [value, *_shared_values(match.group("more"))]
+    if len(values) > 1:
+        if p_comparison == "=" or None in values:
+            return []  # "= 2.5 and 2.6, p = .02": which value has that p is not said
+        notes.append(f"one of {len(values)} values sharing this statistic, df and p")
     if match.group("df2_fsub") or match.group("df_tsub"):
         notes.append("degrees of freedom read from a subscript")
     if match.group("test").startswith("B") and statistic != "chi2":
         notes.append("leading 'B' read as a lost quotation mark")
-    return ParsedTest(
-        start=match.start(),
-        end=match.end(),
-        statistic=statistic,
-        df1=df1,
-        df2=df2,
-        test_comparison=test_comparison,
-        value=value,
-        p_comparison=p_comparison,
-        p_value=p_value,
-        p_text=p_text,
-        notes=tuple(notes),
-    )
+    results = []
+    for printed in values:
+        if not _plausible(statistic, df1, df2, printed, p_value):
+            logger.debug("implausible test result skipped: %r", match.group(0))
+            return []
+        results.append(
+            ParsedTest(
+                start=match.start(),
+                end=match.end(),
+                statistic=statistic,
+                df1=df1,
+                df2=df2,
+                test_comparison=test_comparison,
+                value=printed,
+                p_comparison=p_comparison,
+                p_value=p_value,
+                p_text=p_text,
+                notes=tuple(notes),
+            )
+        )
+    return results
+
+
+def _df_from_sample_size(match: re.Match[str]) -> bool:
+    return bool(match.group("n_r") or match.group("n_chi") or match.group("bare"))
+
+
+def _shared_values(more: str | None) -> list[Printed | None]:
+    """The further values of "= 19.9 and 5.16" / "= 2.1, 3.4, and 4.2" (signs dropped: a
+    shared p is read two-tailed, so only the magnitude matters)."""
+    if not more:
+        return []
+    return [parse_number(raw) for raw in re.findall(r"\d*\.?\d+", more)]
 
 
 def _plausible(
