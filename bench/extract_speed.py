@@ -26,6 +26,7 @@ import pdfplumber
 import pypdfium2 as pdfium
 
 from citecheck.text import extract_pdf
+from citecheck.text.extract import worker_command
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "B-pdfs-with-gold-references"
 
@@ -64,13 +65,8 @@ def time_pypdfium2(pdfs: list[Path]) -> float:
 
 def worker_peak_rss_mb(pdf: Path) -> float:
     """Peak RSS of one worker process reading ``pdf`` (Linux ru_maxrss is in KiB)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "citecheck.text.worker", str(pdf), "1024"],
-        stdout=subprocess.DEVNULL,
-        env=env,
-    )
+    command, env = worker_command(pdf, 1024)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env)
     _, _, usage = os.wait4(process.pid, 0)
     process.returncode = 0
     return usage.ru_maxrss / 1024

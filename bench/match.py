@@ -4,7 +4,8 @@ Run:  /work/venv/bin/python bench/match.py [--quick] [--errors FILE]
 
 (b) Crossref reference-matching evaluation (Tkaczyk, MIT): the pool of 7,498 target works is
     built by parsing the *clean APA strings* of ``dataset-apa.json`` with an APA layout regex
-    (authors, year, title, venue, volume(issue), pages) and the gold DOI; the noisy,
+    (authors, year, title ending in ".", "?" or "!", venue, volume(issue), pages; a body with
+    no title is read as venue, volume(issue), pages) and the gold DOI; the noisy,
     title-scrambled and title-less variants of the same works are then matched against the
     whole pool, each string on its own (search mode: retrieval + validation, the setting of
     Crossref's own matcher) and, separately, as one batch against the pool treated as a
@@ -55,18 +56,37 @@ from citecheck.match.refparse import family_name, normalize_text  # noqa: E402
 from citecheck.match.scoring import profile_printed  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
-EVAL = CORPUS / "C-reference-strings" / "crossref-reference-matching-evaluation" / "analyses"
+EVAL = (
+    CORPUS
+    / "C-reference-strings"
+    / "crossref-reference-matching-evaluation"
+    / "analyses"
+)
 ARTIFICIAL = EVAL / "2_unstructured_artificial_evaluation" / "data" / "datasets"
 REAL = EVAL / "3_unstructured_real_evaluation" / "data" / "unstructured_sbmv.json"
 GOLD_PDFS = CORPUS / "B-pdfs-with-gold-references"
-GLUTTON = CORPUS / "C-reference-strings" / "biblio-glutton" / "doc" / "references-doi-matching.json.gz"
+GLUTTON = (
+    CORPUS
+    / "C-reference-strings"
+    / "biblio-glutton"
+    / "doc"
+    / "references-doi-matching.json.gz"
+)
 VARIANTS = ("apa-noise", "degraded_title_scrambled", "elsevier-without-titles")
 
-_APA = re.compile(r"^(?P<authors>.*?)\s*\((?P<year>\d{4}|n\.d\.)[a-z]?\)\.\s+(?P<body>.*)$")
+_APA = re.compile(
+    r"^(?P<authors>.*?)\s*\((?P<year>\d{4}|n\.d\.)[a-z]?\)\.\s+(?P<body>.*)$"
+)
 _APA_BODY = re.compile(
-    r"^(?P<title>.*)\.\s+(?P<venue>[^.]*?)"
+    r"^(?P<title>.*[.?!])\s+(?P<venue>[^.]*?)"
     r"(?:,\s+(?P<volume>[^,()]+?)(?:\((?P<issue>[^)]*)\))?)?(?:,\s+(?P<pages>[^,]+?))?\.?$"
 )
+# A body with no title: "Hyperfine Interactions, 119(1/4), 207–212."
+_APA_NO_TITLE = re.compile(
+    r"^(?P<venue>[^.,?!:]+),\s+(?P<volume>\d[^,()]*?)(?:\((?P<issue>[^)]*)\))?"
+    r"(?:,\s+(?P<pages>[^,]+?))?\.?$"
+)
+_ROMAN_PAGES = re.compile(r"[ivxlc]+(?:-[ivxlc]+)?", re.IGNORECASE)
 _APA_AUTHOR = re.compile(r"(?:^|,\s|&\s)([^,&]+?),\s(?:[A-Z][^\s,]*\.[\s-]?)+")
 
 
@@ -82,14 +102,18 @@ def pool_candidate(ref_string: str, doi: str) -> Candidate:
     """A pool record from one clean APA string (the evaluation ships no metadata)."""
     match = _APA.match(ref_string or "")
     if not match:
-        return Candidate(doi=doi, unstructured=ref_string or None, source="candidates-file")
+        return Candidate(
+            doi=doi, unstructured=ref_string or None, source="candidates-file"
+        )
     authors = [family_name(a) or a for a in _APA_AUTHOR.findall(match.group("authors"))]
     year = int(match.group("year")) if match.group("year").isdigit() else None
     text = match.group("body")
     if not authors:  # APA puts the title first when there are no authors
         text = f"{match.group('authors').rstrip('.')}. {text}"
-    body = _APA_BODY.match(text)
+    body = (_APA_NO_TITLE.match(text) if authors else None) or _APA_BODY.match(text)
     fields = body.groupdict() if body else {"title": text}
+    if fields.get("title"):
+        fields["title"] = fields["title"].rstrip(".")
     volume, pages = fields.get("volume"), fields.get("pages")
     if volume and not pages and re.fullmatch(r"\w+\s*[–-]\s*\w+", volume):
         volume, pages = None, volume  # "Venue, 115–146." has pages and no volume
@@ -105,7 +129,9 @@ def pool_candidate(ref_string: str, doi: str) -> Candidate:
         venue=fields.get("venue") or None,
         volume=volume,
         issue=fields.get("issue"),
-        pages=pages if pages and re.search(r"\d", pages) else None,
+        pages=pages
+        if pages and (re.search(r"\d", pages) or _ROMAN_PAGES.fullmatch(pages))
+        else None,
         source="candidates-file",
     )
 
@@ -118,7 +144,9 @@ class PoolSearcher:
         self.limit = limit
 
     def search(self, printed: str, parsed=None) -> list[Candidate]:
-        return [self.index.candidates[i] for i in self.index.top([printed], self.limit)[0]]
+        return [
+            self.index.candidates[i] for i in self.index.top([printed], self.limit)[0]
+        ]
 
 
 def twin_dois(pool: list[Candidate]) -> set[str]:
@@ -160,7 +188,9 @@ def show(label: str, t: dict) -> None:
 def search_mode(strings, pool_searcher, thresholds) -> list[str | None]:
     out = []
     for text in strings:
-        decided = best_search_hit(profile_printed(text), pool_searcher.search(text), thresholds)
+        decided = best_search_hit(
+            profile_printed(text), pool_searcher.search(text), thresholds
+        )
         out.append(decided[0].candidate.doi if decided else None)
     return out
 
@@ -173,12 +203,18 @@ def bench_crossref_eval(
     pool = [pool_candidate(x["ref_string"], x["target_gt"]["DOI"]) for x in apa]
     if not run:
         return pool
-    print("(b) Crossref reference-matching evaluation — pool of 7,498 works from clean APA strings")
+    print(
+        "(b) Crossref reference-matching evaluation — pool of 7,498 works from clean APA strings"
+    )
     parsed_ok = sum(bool(c.title and c.authors and c.year) for c in pool)
-    print(f"  pool records: {len(pool)} ({parsed_ok} with title, authors and year parsed)")
+    print(
+        f"  pool records: {len(pool)} ({parsed_ok} with title, authors and year parsed)"
+    )
     searcher = PoolSearcher(pool, thresholds.retrieve_limit)
     twins = twin_dois(pool)
-    print(f"  pool DOIs with a same-metadata twin under another DOI (undecidable): {len(twins)}")
+    print(
+        f"  pool DOIs with a same-metadata twin under another DOI (undecidable): {len(twins)}"
+    )
     step = 5 if quick else 1
     for variant in VARIANTS:
         data = load(variant)
@@ -190,30 +226,43 @@ def bench_crossref_eval(
         seconds = time.perf_counter() - started
         dev = [k for k, i in enumerate(rows) if i % 2 == 0]
         test = [k for k, i in enumerate(rows) if i % 2 == 1]
-        for label, subset in (("dev", dev), ("held-out", test), ("all", range(len(rows)))):
+        for label, subset in (
+            ("dev", dev),
+            ("held-out", test),
+            ("all", range(len(rows))),
+        ):
             show(
                 f"search {variant} [{label}]",
                 tally([predicted[k] for k in subset], [gold[k] for k in subset]),
             )
         missed_twins = sum(p is None and g in twins for p, g in zip(predicted, gold))
-        wrong_twins = sum(p is not None and p != g and g in twins for p, g in zip(predicted, gold))
+        wrong_twins = sum(
+            p is not None and p != g and g in twins for p, g in zip(predicted, gold)
+        )
         print(
             f"    {len(rows) / seconds:.0f} strings/s; gold has a twin: {missed_twins} of the "
             f"misses, {wrong_twins} of the wrong"
         )
         for k, p in enumerate(predicted):
             if p is not None and p != gold[k]:
-                errors.append(f"WRONG search {variant}\t{strings[k]}\tgold={gold[k]}\tgot={p}")
+                errors.append(
+                    f"WRONG search {variant}\t{strings[k]}\tgold={gold[k]}\tgot={p}"
+                )
             elif p is None:
                 errors.append(f"MISSED search {variant}\t{strings[k]}\tgold={gold[k]}")
     # Registry mode: the variants as one printed list against the pool as the registry.
     for variant in VARIANTS:
         data = load(variant)[: 1500 if quick else None]
         started = time.perf_counter()
-        result = link_references([x["ref_string"] for x in data], pool, thresholds=thresholds)
+        result = link_references(
+            [x["ref_string"] for x in data], pool, thresholds=thresholds
+        )
         seconds = time.perf_counter() - started
         predicted = [i.doi if i.status == "linked" else None for i in result.items]
-        show(f"registry {variant}", tally(predicted, [x["target_gt"]["DOI"] for x in data]))
+        show(
+            f"registry {variant}",
+            tally(predicted, [x["target_gt"]["DOI"] for x in data]),
+        )
         print(f"    {len(data) / seconds:.0f} strings/s")
         for item, x in zip(result.items, data):
             if item.doi and item.doi != x["target_gt"]["DOI"]:
@@ -224,7 +273,9 @@ def bench_crossref_eval(
     real = json.loads(REAL.read_text())["dataset"]
     gold = [x["target_gt"]["DOI"] for x in real]
     in_pool = {c.doi for c in pool}
-    assert not (set(filter(None, gold)) & in_pool), "real gold DOIs unexpectedly in the pool"
+    assert not (set(filter(None, gold)) & in_pool), (
+        "real gold DOIs unexpectedly in the pool"
+    )
     predicted = search_mode([x["ref_string"] for x in real], searcher, thresholds)
     false_links = [(x, p) for x, p in zip(real, predicted) if p is not None]
     print(
@@ -233,7 +284,9 @@ def bench_crossref_eval(
         f"({sum(x['target_gt']['DOI'] is None for x, _ in false_links)} on the 806)"
     )
     for x, p in false_links:
-        errors.append(f"INVENTED real\t{x['ref_string']}\tgold={x['target_gt']['DOI']}\tgot={p}")
+        errors.append(
+            f"INVENTED real\t{x['ref_string']}\tgold={x['target_gt']['DOI']}\tgot={p}"
+        )
     printed_doi = [(find_dois(x["ref_string"]) or [None])[0] for x in real]
     with_doi = [(p, g) for p, g in zip(printed_doi, gold) if p]
     print(
@@ -262,16 +315,22 @@ def bench_pdfs(errors: list[str], thresholds: MatchThresholds) -> None:
         pdf = next(gold_file.parent.parent.glob(f"pdfs/{pdf.name}*.pdf"))
         extracted = extract_pdf(pdf.read_bytes()) if callable(extract_pdf) else None
         references = (
-            extracted.references if hasattr(extracted, "references") else extracted["references"]
+            extracted.references
+            if hasattr(extracted, "references")
+            else extracted["references"]
         )
-        printed = [r.printed if hasattr(r, "printed") else r["printed"] for r in references]
+        printed = [
+            r.printed if hasattr(r, "printed") else r["printed"] for r in references
+        ]
         registry = [candidate_from_crossref_reference(r) for r in deposit["reference"]]
         started = time.perf_counter()
         result = link_references(printed, registry, thresholds=thresholds)
         seconds = time.perf_counter() - started
         gold_dois = {c.doi for c in registry if c.doi}
         linked = [i for i in result.items if i.status == "linked" and i.doi]
-        text_only = sum(1 for c in registry if c.doi and not c.title and not c.unstructured)
+        text_only = sum(
+            1 for c in registry if c.doi and not c.title and not c.unstructured
+        )
         if len(printed) == len(registry):
             # Deposits follow the printed order: same position = the right deposit.
             placed = sum(
@@ -279,9 +338,7 @@ def bench_pdfs(errors: list[str], thresholds: MatchThresholds) -> None:
                 for k, i in enumerate(result.items)
                 if i.status == "linked"
             )
-            position = (
-                f", linked to the deposit at the same position {placed}/{result.counts['linked']}"
-            )
+            position = f", linked to the deposit at the same position {placed}/{result.counts['linked']}"
         else:
             position = ", counts differ (no position check)"
         print(
@@ -310,18 +367,31 @@ def glutton_candidate(row: dict) -> Candidate:
 
 
 def bench_glutton(quick: bool, errors: list[str], thresholds: MatchThresholds) -> None:
-    print("(c) biblio-glutton — 17,015 PDF-extracted strings, pool parsed from the strings")
+    print(
+        "(c) biblio-glutton — 17,015 PDF-extracted strings, pool parsed from the strings"
+    )
     if not GLUTTON.exists():
         print(f"  skipped: {GLUTTON} not found")
         return
-    data = [x for x in json.loads(gzip.decompress(GLUTTON.read_bytes())) if x.get("doi")]
+    data = [
+        x for x in json.loads(gzip.decompress(GLUTTON.read_bytes())) if x.get("doi")
+    ]
     pool: dict[str, Candidate] = {}
     source_row: dict[str, int] = {}
     for k, row in enumerate(data):
         doi = row["doi"].lower()
         if doi not in pool:
             pool[doi], source_row[doi] = glutton_candidate(row), k
-    print(f"  strings with a gold DOI: {len(data)}; pool records (distinct DOIs): {len(pool)}")
+    gold_of: dict[str, set[str]] = {}
+    for row in data:
+        gold_of.setdefault(" ".join(row["reference"].split()), set()).add(
+            row["doi"].lower()
+        )
+    conflicting = {text for text, dois in gold_of.items() if len(dois) > 1}
+    print(
+        f"  strings with a gold DOI: {len(data)}; pool records (distinct DOIs): {len(pool)}; "
+        f"strings printed identically with another gold DOI (stale NLM DOIs): {len(conflicting)}"
+    )
     searcher = PoolSearcher(list(pool.values()), thresholds.retrieve_limit + 1)
     rows = [k for k in range(1, len(data), 2)][:: 5 if quick else 1]
     present, independent, removed = [], [], []
@@ -330,27 +400,45 @@ def bench_glutton(quick: bool, errors: list[str], thresholds: MatchThresholds) -
         text, gold = data[k]["reference"], data[k]["doi"].lower()
         profile = profile_printed(text)
         hits = searcher.search(text)
-        decided = best_search_hit(profile, hits[: thresholds.retrieve_limit], thresholds)
+        decided = best_search_hit(
+            profile, hits[: thresholds.retrieve_limit], thresholds
+        )
         got = decided[0].candidate.doi if decided else None
         present.append((got, gold))
         if source_row[gold] != k:
             independent.append((got, gold))
-        decided = best_search_hit(profile, [h for h in hits if h.doi != gold], thresholds)
+        decided = best_search_hit(
+            profile, [h for h in hits if h.doi != gold], thresholds
+        )
         invented = decided[0].candidate.doi if decided else None
         removed.append(invented)
         if got is not None and got != gold:
-            errors.append(f"WRONG glutton\t{' '.join(text.split())}\tgold={gold}\tgot={got}")
+            errors.append(
+                f"WRONG glutton\t{' '.join(text.split())}\tgold={gold}\tgot={got}"
+            )
         elif got is None:
             errors.append(f"MISSED glutton\t{' '.join(text.split())}\tgold={gold}")
         if invented is not None:
-            errors.append(f"INVENTED glutton\t{' '.join(text.split())}\tgold={gold}\tgot={invented}")
+            errors.append(
+                f"INVENTED glutton\t{' '.join(text.split())}\tgold={gold}\tgot={invented}"
+            )
     seconds = time.perf_counter() - started
     show("search glutton target present [held-out]", tally(*zip(*present)))
+    clean = [
+        pg
+        for pg, k in zip(present, rows)
+        if " ".join(data[k]["reference"].split()) not in conflicting
+    ]
+    show("  same, without conflicting gold", tally(*zip(*clean)))
     show("search glutton record from another string", tally(*zip(*independent)))
     links = sum(p is not None for p in removed)
+    unique = [
+        p for p, k in zip(removed, rows) if " ".join(data[k]["reference"].split()) not in conflicting
+    ]
     print(
         f"  target removed: {links} links invented on {len(removed)} strings "
-        f"({links / len(removed):.4f}); {len(rows) / seconds:.0f} strings/s"
+        f"({links / len(removed):.4f}); without conflicting gold "
+        f"{sum(p is not None for p in unique)} on {len(unique)}; {len(rows) / seconds:.0f} strings/s"
     )
 
 
@@ -361,7 +449,9 @@ def bench_speed(pool: list[Candidate], thresholds: MatchThresholds) -> None:
         registry = list(pool[:size])
         while len(registry) < size:  # 7,498 real records, then copies with other DOIs
             base = pool[len(registry) % len(pool)]
-            registry.append(base.model_copy(update={"doi": f"{base.doi}-copy{len(registry)}"}))
+            registry.append(
+                base.model_copy(update={"doi": f"{base.doi}-copy{len(registry)}"})
+            )
         printed = [x["ref_string"] for x in noisy[:printed_n]]
         started = time.perf_counter()
         link_references(printed, registry, thresholds=thresholds)

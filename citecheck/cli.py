@@ -184,7 +184,7 @@ def stats(
     file: Annotated[Path, typer.Argument(help="A PDF or a text file.")],
     out: Annotated[Optional[Path], typer.Option(help="Write the JSON here instead of stdout.")] = None,
 ) -> None:
-    """Statistics self-check: recompute p-values, percentages, sums and differences."""
+    """Statistics self-check: recompute p-values, percentages, sums, differences and GRIM."""
     from .stats import check_pages
 
     result = check_pages(_pages_of(file))

@@ -17,7 +17,9 @@ from scipy.optimize import linear_sum_assignment
 logger = logging.getLogger(__name__)
 
 
-def _components(edges: Mapping[tuple[int, int], float]) -> list[tuple[list[int], list[int]]]:
+def _components(
+    edges: Mapping[tuple[int, int], float],
+) -> list[tuple[list[int], list[int]]]:
     """Connected components of the bipartite graph, as (rows, columns) lists."""
     parent: dict[tuple[str, int], tuple[str, int]] = {}
 
@@ -47,10 +49,14 @@ def assign_one_to_one(edges: Mapping[tuple[int, int], float]) -> dict[int, int]:
     """
     chosen: dict[int, int] = {}
     components = _components(edges)
-    component_of_row = {row: k for k, (rows, _) in enumerate(components) for row in rows}
+    component_of_row = {
+        row: k for k, (rows, _) in enumerate(components) for row in rows
+    }
     edges_by_component: dict[int, list[tuple[int, int, float]]] = {}
     for (row, col), score in edges.items():
-        edges_by_component.setdefault(component_of_row[row], []).append((row, col, score))
+        edges_by_component.setdefault(component_of_row[row], []).append(
+            (row, col, score)
+        )
     for k, (rows, cols) in enumerate(components):
         if len(rows) == 1 and len(cols) == 1:
             chosen[rows[0]] = cols[0]

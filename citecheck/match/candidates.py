@@ -20,7 +20,11 @@ from citecheck.match.refparse import expand_pages, family_name
 logger = logging.getLogger(__name__)
 
 CandidateSource = Literal[
-    "crossref-reference", "openalex", "crossref-search", "openalex-search", "candidates-file"
+    "crossref-reference",
+    "openalex",
+    "crossref-search",
+    "openalex-search",
+    "candidates-file",
 ]
 
 _TAG = re.compile(r"<[^>]+>")
@@ -34,7 +38,9 @@ class Candidate(BaseModel):
     doi: str | None = None
     openalex_id: str | None = None
     title: str | None = None
-    authors: list[str] = Field(default_factory=list, description="Family names, in order.")
+    authors: list[str] = Field(
+        default_factory=list, description="Family names, in order."
+    )
     year: int | None = None
     venue: str | None = None
     volume: str | None = None
@@ -46,9 +52,12 @@ class Candidate(BaseModel):
     cited_by_count: int | None = None
     source: CandidateSource = "candidates-file"
     unstructured: str | None = Field(
-        default=None, description="A deposited reference string, when that is all there is."
+        default=None,
+        description="A deposited reference string, when that is all there is.",
     )
-    registry_key: str | None = Field(default=None, description="Crossref deposit `key`.")
+    registry_key: str | None = Field(
+        default=None, description="Crossref deposit `key`."
+    )
 
     @property
     def first_page(self) -> str | None:
@@ -76,7 +85,9 @@ def _first(value: Any) -> Any:
 
 
 def _year(value: Any) -> int | None:
-    match = re.search(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)", str(value)) if value else None
+    match = (
+        re.search(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)", str(value)) if value else None
+    )
     return int(match.group(1)) if match else None
 
 
@@ -104,13 +115,15 @@ def _openalex_arxiv(work: dict) -> str | None:
     return None
 
 
-def candidate_from_openalex(work: dict, *, source: CandidateSource = "openalex") -> Candidate:
+def candidate_from_openalex(
+    work: dict, *, source: CandidateSource = "openalex"
+) -> Candidate:
     """A candidate from an OpenAlex work object (full or ``select=``-trimmed)."""
     authors = []
     for authorship in work.get("authorships") or []:
-        name = ((authorship or {}).get("author") or {}).get("display_name") or authorship.get(
-            "raw_author_name"
-        )
+        name = ((authorship or {}).get("author") or {}).get(
+            "display_name"
+        ) or authorship.get("raw_author_name")
         if family := family_name(name or ""):
             authors.append(family)
     location = work.get("primary_location") or {}
@@ -138,7 +151,13 @@ def candidate_from_openalex(work: dict, *, source: CandidateSource = "openalex")
 
 
 def _crossref_year(message: dict) -> int | None:
-    for key in ("issued", "published-print", "published-online", "published", "created"):
+    for key in (
+        "issued",
+        "published-print",
+        "published-online",
+        "published",
+        "created",
+    ):
         parts = (message.get(key) or {}).get("date-parts") or [[None]]
         if parts and parts[0] and parts[0][0]:
             return int(parts[0][0])

@@ -5,7 +5,12 @@ from __future__ import annotations
 import logging
 
 from citecheck.match.models import Difference
-from citecheck.match.scoring import CandidateProfile, PairScore, PrintedProfile, title_similarity
+from citecheck.match.scoring import (
+    CandidateProfile,
+    PairScore,
+    PrintedProfile,
+    title_similarity,
+)
 from citecheck.match.settings import MatchThresholds
 
 logger = logging.getLogger(__name__)
@@ -22,16 +27,24 @@ def find_differences(
     found: list[Difference] = []
     printed_dois = set(parsed.dois)
     if printed_dois and candidate.doi and candidate.doi not in printed_dois:
-        found.append(Difference(field="doi", printed=parsed.dois[0], found=candidate.doi))
+        found.append(
+            Difference(field="doi", printed=parsed.dois[0], found=candidate.doi)
+        )
     if parsed.year and candidate.year and parsed.year != candidate.year:
-        found.append(Difference(field="year", printed=str(parsed.year), found=str(candidate.year)))
+        found.append(
+            Difference(
+                field="year", printed=str(parsed.year), found=str(candidate.year)
+            )
+        )
     if (
         profile.title_tokens
         and not pair.title_free
         and title_similarity(profile.title_norm, profile.title_tokens, printed)
         < thresholds.title_difference
     ):
-        found.append(Difference(field="title", printed=parsed.title, found=candidate.title))
+        found.append(
+            Difference(field="title", printed=parsed.title, found=candidate.title)
+        )
     if pair.authors is not None and pair.authors < 0.6:
         found.append(
             Difference(
@@ -41,11 +54,17 @@ def find_differences(
             )
         )
     if pair.venue is not None and pair.venue < 0.34:
-        found.append(Difference(field="venue", printed=parsed.venue, found=candidate.venue))
+        found.append(
+            Difference(field="venue", printed=parsed.venue, found=candidate.venue)
+        )
     if pair.volume == 0.0:
-        found.append(Difference(field="volume", printed=parsed.volume, found=candidate.volume))
+        found.append(
+            Difference(field="volume", printed=parsed.volume, found=candidate.volume)
+        )
     if pair.first_page == 0.0:
-        found.append(Difference(field="pages", printed=parsed.pages, found=candidate.pages))
+        found.append(
+            Difference(field="pages", printed=parsed.pages, found=candidate.pages)
+        )
     return found
 
 

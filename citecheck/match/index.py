@@ -56,7 +56,8 @@ class CandidateIndex:
         size = max(1, len(documents))
         limit = max(2, int(size * _MAX_DOCUMENT_SHARE))
         self._vocabulary = {
-            t: i for i, t in enumerate(sorted(t for t, n in frequency.items() if n <= limit))
+            t: i
+            for i, t in enumerate(sorted(t for t, n in frequency.items() if n <= limit))
         }
         self._idf = np.array(
             [
@@ -70,7 +71,9 @@ class CandidateIndex:
     def __len__(self) -> int:
         return len(self.candidates)
 
-    def _vectorise(self, documents: Sequence[set[str]], *, weighted: bool) -> sparse.csr_matrix:
+    def _vectorise(
+        self, documents: Sequence[set[str]], *, weighted: bool
+    ) -> sparse.csr_matrix:
         rows, cols = [], []
         for row, tokens in enumerate(documents):
             for token in tokens:
@@ -79,7 +82,9 @@ class CandidateIndex:
                     cols.append(col)
         data = self._idf[cols] if weighted else np.ones(len(cols), dtype=np.float32)
         return sparse.csr_matrix(
-            (data, (rows, cols)), shape=(len(documents), len(self._vocabulary)), dtype=np.float32
+            (data, (rows, cols)),
+            shape=(len(documents), len(self._vocabulary)),
+            dtype=np.float32,
         )
 
     def top(self, texts: Sequence[str], limit: int) -> list[list[int]]:

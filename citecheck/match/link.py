@@ -151,12 +151,46 @@ def _text_pairs(
         wanted = {row: cols for row in rows}
     else:
         index = CandidateIndex([profiles[c].candidate for c in cols])
-        hits = index.top([printed[r].parsed.printed for r in rows], thresholds.retrieve_limit)
-        wanted = {row: [cols[h] for h in found] for row, found in zip(rows, hits, strict=True)}
+        hits = index.top(
+            [printed[r].parsed.printed for r in rows], thresholds.retrieve_limit
+        )
+        wanted = {
+            row: [cols[h] for h in found] for row, found in zip(rows, hits, strict=True)
+        }
     for row, columns in wanted.items():
         for col in columns:
             pairs[(row, col)] = score_pair(printed[row], profiles[col], thresholds)
     return pairs
+
+
+def _unambiguous(
+    chosen: dict[int, int],
+    edges: dict[tuple[int, int], float],
+    pairs: dict[tuple[int, int], PairScore],
+    thresholds: MatchThresholds,
+) -> dict[int, int]:
+    """Assigned pairs minus the weak ones that another registry entry or printed entry rivals.
+
+    A weak pair (author, venue and year agree, nothing else) is only trusted when it is the
+    one fit: two papers by one author in one venue and year cannot be told apart.
+    """
+    rival_of_row: dict[int, list[float]] = {}
+    rival_of_col: dict[int, list[float]] = {}
+    for (row, col), score in edges.items():
+        rival_of_row.setdefault(row, []).append(score)
+        rival_of_col.setdefault(col, []).append(score)
+    kept = {}
+    for row, col in chosen.items():
+        pair = pairs[(row, col)]
+        if pair.weak:
+            bar = edges[(row, col)] - thresholds.search_margin
+            if (
+                sum(s >= bar for s in rival_of_row[row]) > 1
+                or sum(s >= bar for s in rival_of_col[col]) > 1
+            ):
+                continue
+        kept[row] = col
+    return kept
 
 
 def best_search_hit(
@@ -164,27 +198,39 @@ def best_search_hit(
 ) -> tuple[CandidateProfile, PairScore, str] | None:
     """The validated hit among search results, with how it was decided, or None.
 
-    A hit carrying a printed identifier decides; otherwise the best-scoring hit must reach
-    ``search_accept`` and beat the best hit with another DOI by ``search_margin``.
+    A hit carrying a printed identifier decides; otherwise the best-scoring hit backed by its
+    title or its numbers (not ``weak``) must reach ``search_accept`` and beat every other
+    hit with another DOI by ``search_margin``.
     """
     keys = set(_identifier_key(printed))
     scored = [(cached_profile(c), c) for c in hits]
     for profile, candidate in scored:
         shared = keys.intersection(_identifiers_of(candidate))
         if shared:
-            return profile, score_pair(printed, profile, thresholds), sorted(shared)[0][0]
+            return (
+                profile,
+                score_pair(printed, profile, thresholds),
+                sorted(shared)[0][0],
+            )
     ranked = sorted(
         ((score_pair(printed, p, thresholds), p) for p, _ in scored),
         key=lambda x: -x[0].score,
     )
     # A hit compared on a single field (a bare title) is too weak to accept from a search.
-    eligible = [(pair, p) for pair, p in ranked if pair.veto is None and pair.fields >= 2]
-    if not eligible:
+    eligible = [
+        (pair, p) for pair, p in ranked if pair.veto is None and pair.fields >= 2
+    ]
+    strong = [(pair, p) for pair, p in eligible if not pair.weak]
+    if not strong:
         return None
-    best_pair, best = eligible[0]
+    best_pair, best = strong[0]
     if best_pair.score < thresholds.search_accept:
         return None
-    rivals = [pair.score for pair, p in eligible[1:] if p.candidate.doi != best.candidate.doi]
+    rivals = [
+        pair.score
+        for pair, p in eligible
+        if p is not best and p.candidate.doi != best.candidate.doi
+    ]
     if rivals and best_pair.score - rivals[0] < thresholds.search_margin:
         return None
     return best, best_pair, "title_free" if best_pair.title_free else "search"
@@ -212,14 +258,25 @@ def _search(
         return None
     profile, pair, matched_by = decided
     if matched_by in ("doi", "arxiv", "pmid"):
-        return _identifier_item(number, printed, profile, matched_by, thresholds, status="found")
+        return _identifier_item(
+            number, printed, profile, matched_by, thresholds, status="found"
+        )
     return _item(
-        number, printed, profile, pair, status="found", matched_by=matched_by, thresholds=thresholds
+        number,
+        printed,
+        profile,
+        pair,
+        status="found",
+        matched_by=matched_by,
+        thresholds=thresholds,
     )
 
 
 def _classify(
-    number: int, printed: str, classifier: ReferenceKindClassifier | None, searched: bool
+    number: int,
+    printed: str,
+    classifier: ReferenceKindClassifier | None,
+    searched: bool,
 ) -> ReferenceItem:
     base = {"id": f"ref-{number:03d}", "printed": printed}
     if classifier is None:
@@ -227,12 +284,16 @@ def _classify(
     try:
         verdict, detail = classifier.classify(printed)
     except Exception as exc:  # recorded in the item, never dropped
-        logger.warning("reference-kind model failed for ref-%03d: %s", number, type(exc).__name__)
+        logger.warning(
+            "reference-kind model failed for ref-%03d: %s", number, type(exc).__name__
+        )
         return ReferenceItem(
             **base, status="unchecked", reason="model_error", note=type(exc).__name__
         )
     if verdict == "not_indexed_kind":
-        return ReferenceItem(**base, status="unchecked", reason=detail or "not_indexed_kind")
+        return ReferenceItem(
+            **base, status="unchecked", reason=detail or "not_indexed_kind"
+        )
     if verdict == "scholarly":
         reason = "not_in_registry_or_index" if searched else "not_in_registry"
         return ReferenceItem(**base, status="not_found", reason=reason, note=detail)
@@ -273,7 +334,12 @@ def link_references(
             if col is not None and col not in used:
                 used.add(col)
                 items[row] = _identifier_item(
-                    row + 1, profile, profiles_registry[col], kind, thresholds, status="linked"
+                    row + 1,
+                    profile,
+                    profiles_registry[col],
+                    kind,
+                    thresholds,
+                    status="linked",
                 )
                 break
 
@@ -285,7 +351,9 @@ def link_references(
         for key, pair in pairs.items()
         if pair.veto is None and pair.score >= thresholds.registry_accept
     }
-    for row, col in assign_one_to_one(edges).items():
+    for row, col in _unambiguous(
+        assign_one_to_one(edges), edges, pairs, thresholds
+    ).items():
         used.add(col)
         pair = pairs[(row, col)]
         items[row] = _item(
@@ -301,10 +369,14 @@ def link_references(
     for row, profile in enumerate(profiles_printed):
         if row in items:
             continue
-        if searcher is not None and (found := _search(row + 1, profile, searcher, thresholds)):
+        if searcher is not None and (
+            found := _search(row + 1, profile, searcher, thresholds)
+        ):
             items[row] = found
         else:
-            items[row] = _classify(row + 1, printed[row], classifier, searcher is not None)
+            items[row] = _classify(
+                row + 1, printed[row], classifier, searcher is not None
+            )
 
     ordered = [items[row] for row in range(len(printed))]
     counts = {"printed": len(printed), "registry": len(registry)}

@@ -9,7 +9,9 @@ from pydantic import BaseModel, Field
 from citecheck.match.candidates import Candidate
 from citecheck.match.refparse import ParsedReference
 
-ItemStatus = Literal["linked", "found", "found_with_differences", "not_found", "unchecked"]
+ItemStatus = Literal[
+    "linked", "found", "found_with_differences", "not_found", "unchecked"
+]
 COUNT_KEYS = ("linked", "found", "found_with_differences", "not_found", "unchecked")
 
 
@@ -29,8 +31,12 @@ class ReferenceItem(BaseModel):
     id: str
     printed: str
     status: ItemStatus
-    reason: str | None = Field(default=None, description="Machine-readable; set unless linked.")
-    note: str | None = Field(default=None, description="Free text, e.g. the model's reason.")
+    reason: str | None = Field(
+        default=None, description="Machine-readable; set unless linked."
+    )
+    note: str | None = Field(
+        default=None, description="Free text, e.g. the model's reason."
+    )
     matched_by: str | None = Field(
         default=None, description="doi | arxiv | pmid | text | title_free | search"
     )

@@ -33,7 +33,9 @@ def format_refs_text(result: LinkResult, width: int = 100) -> str:
         target = item.doi or item.openalex_id or (item.reason or "")
         lines.append(f"{item.id:<8} {item.status:<23} {score:>5}  {target}")
         printed = " ".join(item.printed.split())
-        lines.extend("         " + part for part in textwrap.wrap(printed, width - 9)[:3])
+        lines.extend(
+            "         " + part for part in textwrap.wrap(printed, width - 9)[:3]
+        )
         for difference in item.differences:
             lines.append(
                 f"         ! {difference.field}: printed {difference.printed!r}, "

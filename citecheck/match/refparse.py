@@ -19,7 +19,9 @@ from citecheck.identifiers import find_arxiv, find_dois, find_pmid, find_year
 
 logger = logging.getLogger(__name__)
 
-_LIGATURES = str.maketrans({"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ß": "ss"})
+_LIGATURES = str.maketrans(
+    {"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ß": "ss"}
+)
 # Letters of every script are kept: Cyrillic or Arabic titles must not fold to nothing.
 _NON_WORD = re.compile(r"[\W_]+")
 _LIST_MARKER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\d{1,4}\)|\d{1,4}\s*[.)]\s)\s*")
@@ -55,7 +57,9 @@ _ISSUE_LABEL = re.compile(r"\b(?:no\.?|issue|nr\.?)\s*(\d{1,5})", re.I)
 _PAGES_LABEL = re.compile(
     r"\b(?:pp?\.?|pages?)\s*([A-Za-z]?\d{1,7})(?:\s*[-–—]+\s*([A-Za-z]?\d{1,7}))?", re.I
 )
-_COLON_PAGES = re.compile(r"\b(\d{1,5})\s*(?:\(([\w\-–]{1,8})\))?\s*:\s*([A-Za-z]?\d{1,7})")
+_COLON_PAGES = re.compile(
+    r"\b(\d{1,5})\s*(?:\(([\w\-–]{1,8})\))?\s*:\s*([A-Za-z]?\d{1,7})"
+)
 _VOLUME_YEAR_PAGE = re.compile(
     r"\b(\d{1,5})\s*\((?:1[5-9]|20)\d\d[a-z]?\)\s*,?\s*([A-Za-z]?\d{1,7})\b"
 )
@@ -116,7 +120,9 @@ class ParsedReference(BaseModel):
     """Fields found in one printed reference; anything not found is ``None``/empty."""
 
     printed: str
-    authors: list[str] = Field(default_factory=list, description="Family names, in order.")
+    authors: list[str] = Field(
+        default_factory=list, description="Family names, in order."
+    )
     year: int | None = None
     title: str | None = None
     venue: str | None = None
@@ -191,7 +197,9 @@ def _numbers(rest: str) -> tuple[str | None, str | None, str | None]:
     """Volume, issue and page range from the part after the title."""
     volume = issue = pages = None
     if match := _PAGES_LABEL.search(rest):
-        pages = f"{match.group(1)}-{match.group(2)}" if match.group(2) else match.group(1)
+        pages = (
+            f"{match.group(1)}-{match.group(2)}" if match.group(2) else match.group(1)
+        )
     if match := _VOLUME_LABEL.search(rest):
         volume = match.group(1)
     if match := _ISSUE_LABEL.search(rest):
@@ -206,7 +214,9 @@ def _numbers(rest: str) -> tuple[str | None, str | None, str | None]:
         pages = pages or match.group(3)
     if pages is None or "-" not in pages:
         ranges = [
-            m for m in _PAGE_RANGE.finditer(rest) if not re.fullmatch(r"(19|20)\d\d", m.group(2))
+            m
+            for m in _PAGE_RANGE.finditer(rest)
+            if not re.fullmatch(r"(19|20)\d\d", m.group(2))
         ]
         if ranges:
             pages = f"{ranges[-1].group(1)}-{ranges[-1].group(2)}"
@@ -215,8 +225,12 @@ def _numbers(rest: str) -> tuple[str | None, str | None, str | None]:
 
 def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
     """The longest sentence-like segment is the title guess; the next one the venue."""
-    rest = re.sub(r"https?://\S+|doi\s*:?\s*10\.\S+|\b10\.\d{4,9}/\S+", " ", rest, flags=re.I)
-    segments = [s.strip(" ,;:()[]\"'“”") for s in re.split(r"(?<=[.?!])\s+|[“”\"]", rest)]
+    rest = re.sub(
+        r"https?://\S+|doi\s*:?\s*10\.\S+|\b10\.\d{4,9}/\S+", " ", rest, flags=re.I
+    )
+    segments = [
+        s.strip(" ,;:()[]\"'“”") for s in re.split(r"(?<=[.?!])\s+|[“”\"]", rest)
+    ]
     segments = [s for s in segments if len(re.findall(r"[^\W\d_]{2,}", s)) >= 1]
     if not segments:
         return None, None
@@ -225,7 +239,10 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
     title = segments[best].rstrip(".") if words[best] >= 2 else None
     venue = None
     if best + 1 < len(segments):
-        venue = re.split(r"[,;]?\s*\d", segments[best + 1], maxsplit=1)[0].strip(" ,.;") or None
+        venue = (
+            re.split(r"[,;]?\s*\d", segments[best + 1], maxsplit=1)[0].strip(" ,.;")
+            or None
+        )
     return title, venue
 
 

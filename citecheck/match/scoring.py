@@ -16,8 +16,9 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from citecheck.match.candidates import Candidate
 from citecheck.match.refparse import ParsedReference, normalize_text, parse_reference
@@ -26,14 +27,45 @@ from citecheck.match.validate import (
     lacks_title_evidence,
     locator_unexplained,
     pages_disagree,
-    prints_locator,
+    printed_locators,
 )
 
 logger = logging.getLogger(__name__)
 
 _STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "by", "de", "der", "des", "die", "du", "et", "for", "from", "in", "into", "is", "la", "le", "of", "on", "or", "the", "to", "und", "with"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "by",
+        "de",
+        "der",
+        "des",
+        "die",
+        "du",
+        "et",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "la",
+        "le",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "und",
+        "with",
+    ]
 )
+# Credit for a name printed with one letter damaged: less than a clean name, so that a
+# damaged name alone never decides between two candidates.
+_DAMAGED_NAME = 0.75
 _YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)[a-z]?$")
 
 
@@ -47,7 +79,7 @@ class PrintedProfile:
     tokens: frozenset[str]
     numbers: frozenset[str]
     years: frozenset[int]
-    locator: bool
+    locators: frozenset[str]
 
     @property
     def has_page_numbers(self) -> bool:
@@ -82,10 +114,18 @@ class PairScore(BaseModel):
     venue: float | None = None
     veto: str | None = None
     title_free: bool = False
+    weak: bool = Field(
+        default=False,
+        description="Neither the title nor agreeing numbers back the pair (author, venue, "
+        "year alone): refused from a search; in a registry accepted only when no other "
+        "entry comes close.",
+    )
     fields: int = 0
 
 
-def profile_printed(printed: str, parsed: ParsedReference | None = None) -> PrintedProfile:
+def profile_printed(
+    printed: str, parsed: ParsedReference | None = None
+) -> PrintedProfile:
     parsed = parsed or parse_reference(printed)
     norm = normalize_text(printed)
     tokens = frozenset(norm.split())
@@ -93,7 +133,9 @@ def profile_printed(printed: str, parsed: ParsedReference | None = None) -> Prin
     words = norm.split()
     glued = [a + b for a, b in itertools.pairwise(words) if a.isdigit() and b.isdigit()]
     numbers = frozenset(
-        [t for t in tokens if re.fullmatch(r"[a-z]?\d+", t)] + re.findall(r"\d+", norm) + glued
+        [t for t in tokens if re.fullmatch(r"[a-z]?\d+", t)]
+        + re.findall(r"\d+", norm)
+        + glued
     )
     years = frozenset(int(t[:4]) for t in tokens if _YEAR.match(t))
     return PrintedProfile(
@@ -103,7 +145,7 @@ def profile_printed(printed: str, parsed: ParsedReference | None = None) -> Prin
         tokens=tokens,
         numbers=numbers,
         years=years,
-        locator=prints_locator(parsed.printed, parsed.volume, parsed.pages),
+        locators=printed_locators(parsed.printed, parsed.volume, parsed.first_page),
     )
 
 
@@ -177,19 +219,31 @@ def title_similarity(
     return max(covered, aligned)
 
 
-def _name_found(name: str, printed: PrintedProfile) -> bool:
+def _name_found(name: str, printed: PrintedProfile) -> float:
+    """1 for a name printed as is, 0.75 for one OCR-damaged letter ("GDrdon"), else 0."""
     if name in printed.tokens:
-        return True
-    if len(name) >= 5:
+        return 1.0
+    if len(name) >= 5 and (
         # Noise splits names ("Compto n"): look in the string without spaces as well.
-        return name in printed.compact or fuzz.partial_ratio(name, printed.norm) >= 88
-    return False
+        name in printed.compact or fuzz.partial_ratio(name, printed.norm) >= 88
+    ):
+        return 1.0
+    if len(name) >= 4:
+        allowed = 1 if len(name) < 8 else 2
+        for token in printed.tokens:
+            if (
+                abs(len(token) - len(name)) <= allowed
+                and token[0].isalpha()
+                and Levenshtein.distance(name, token, score_cutoff=allowed) <= allowed
+            ):
+                return _DAMAGED_NAME
+    return 0.0
 
 
 def author_similarity(profile: CandidateProfile, printed: PrintedProfile) -> float:
     """First author counts most; up to four further names share the rest."""
     names = profile.authors_norm
-    first = 1.0 if _name_found(names[0], printed) else 0.0
+    first = _name_found(names[0], printed)
     others = names[1:5]
     if not others:
         return first
@@ -202,8 +256,14 @@ def venue_similarity(words: tuple[str, ...], printed: PrintedProfile) -> float:
     long_tokens = [t for t in printed.tokens if len(t) >= 2 and not t.isdigit()]
     found = 0
     for word in words:
-        if word == "journal" and "j" in printed.tokens or word in printed.tokens or any(
-            word.startswith(t) or (len(word) >= 3 and t.startswith(word)) for t in long_tokens
+        if (
+            word == "journal"
+            and "j" in printed.tokens
+            or word in printed.tokens
+            or any(
+                word.startswith(t) or (len(word) >= 3 and t.startswith(word))
+                for t in long_tokens
+            )
         ):
             found += 1
     return found / len(words)
@@ -229,30 +289,44 @@ def _prints_no_other_title(printed: PrintedProfile, profile: CandidateProfile) -
     if not guess or len(guess.split()) < 3:
         return True
     venue = profile.candidate.venue
-    return bool(venue) and fuzz.token_set_ratio(normalize_text(guess), normalize_text(venue)) >= 80
+    return (
+        bool(venue)
+        and fuzz.token_set_ratio(normalize_text(guess), normalize_text(venue)) >= 80
+    )
 
 
-def _veto(
+def _veto(printed: PrintedProfile, profile: CandidateProfile) -> str | None:
+    """The first number rule of :mod:`citecheck.match.validate` that refuses the pair."""
+    candidate = profile.candidate
+    if pages_disagree(printed.parsed.first_page, printed.numbers, candidate.pages):
+        return "pages"
+    if locator_unexplained(printed.locators, candidate, profile.title_tokens):
+        return "unexplained_locator"
+    return None
+
+
+def _weak(
     printed: PrintedProfile,
     profile: CandidateProfile,
     title: float | None,
     title_free: bool,
     numbers: tuple[float | None, ...],
     thresholds: MatchThresholds,
-) -> str | None:
-    """The first rule of :mod:`citecheck.match.validate` that refuses the pair, if any."""
-    candidate = profile.candidate
-    if pages_disagree(printed.parsed.first_page, printed.numbers, candidate.pages):
-        return "pages"
-    if locator_unexplained(printed.locator, candidate.volume, candidate.issue, candidate.pages):
-        return "unexplained_locator"
-    volume, first_page, authors, year = numbers
-    numbers_agree = volume == 1.0 and first_page == 1.0 and (authors or 0) >= 0.6 and bool(year)
-    if lacks_title_evidence(
-        title, title_free or numbers_agree, bool(profile.title_tokens), thresholds.title_evidence
-    ):
-        return "no_title_evidence"
-    return None
+) -> bool:
+    """True when the pair rests on neither the title nor agreeing numbers."""
+    volume, first_page, authors, venue, year = numbers
+    # A chapter prints no volume: its book (the venue) stands in for it.
+    container = volume == 1.0 or (volume is None and (venue or 0) >= 0.5)
+    people = authors is None or authors >= 0.6
+    # The first page must be printed as such, not pieced together from OCR-split digits.
+    page_printed = profile.first_page in printed.tokens
+    numbers_agree = first_page == 1.0 and page_printed and container and people and year != 0.0
+    return lacks_title_evidence(
+        title,
+        title_free or numbers_agree,
+        bool(profile.title_tokens),
+        thresholds.title_evidence,
+    )
 
 
 def score_pair(
@@ -291,7 +365,9 @@ def score_pair(
     if profile.issue and numbers_printed:
         weights["issue"] = 0.5
         values["issue"] = 1.0 if profile.issue in printed.numbers else 0.0
-    venue = venue_similarity(profile.venue_words, printed) if profile.venue_words else None
+    venue = (
+        venue_similarity(profile.venue_words, printed) if profile.venue_words else None
+    )
     if venue is not None:
         weights["venue"], values["venue"] = 1.0, venue
     if not weights:
@@ -303,17 +379,29 @@ def score_pair(
         "title" in weights
         and volume == 1.0
         and first_page == 1.0
-        and authors
+        and (authors or (authors is None and not printed.parsed.authors and venue))
         and year
         and (title >= 0.5 or _prints_no_other_title(printed, profile))
     ):
-        # Strings printed without a title: author, year, volume and first page must agree.
+        # Strings printed without a title: author (or, for an authorless record printed
+        # without one, the venue), year, volume and first page must agree.
         rest = {k: w for k, w in weights.items() if k != "title"}
         without_title = sum(w * values[k] for k, w in rest.items()) / sum(rest.values())
-        if values["authors"] >= 0.6 and (venue is None or venue >= 0.5) and without_title > score:
+        if (
+            values.get("authors", 1.0) >= 0.6
+            and (venue is None or venue >= 0.5)
+            and without_title > score
+        ):
             score, title_free = without_title, True
-    veto = veto or _veto(printed, profile, title, title_free, (volume, first_page, authors, year),
-                         thresholds)
+    veto = veto or _veto(printed, profile)
+    weak = _weak(
+        printed,
+        profile,
+        title,
+        title_free,
+        (volume, first_page, authors, venue, year),
+        thresholds,
+    )
     return PairScore(
         score=round(score, 4),
         title=title,
@@ -324,5 +412,6 @@ def score_pair(
         venue=venue,
         veto=veto,
         title_free=title_free,
+        weak=weak,
         fields=len(weights),
     )

@@ -1,6 +1,6 @@
-"""Vetoes: pairs that score well on words but that the printed numbers or evidence refuse.
+"""Vetoes: pairs that score well on words but that the printed numbers refuse.
 
-A weighted score lets strong fields outvote a field that disagrees. Three disagreements
+A weighted score lets strong fields outvote a field that disagrees. Two disagreements
 are not outvoted, because each is the signature of a wrong link seen on the benchmark
 data (``bench/match.py``) rather than of noise:
 
@@ -8,13 +8,13 @@ data (``bench/match.py``) rather than of noise:
   appears anywhere in it: another article of the same journal volume, or another chapter
   of the same book. Both ends are looked for so that one damaged digit ("2Z1–214") does not
   refuse the right work.
-* ``unexplained_locator`` — the string points *inside* a work (a volume, a page, a page
-  range, or the Elsevier-style trailing locator "(2010) 139.") and the candidate has no
-  volume, issue or pages at all: a book or a journal record where a chapter or an article
-  was meant.
-* ``no_title_evidence`` — the candidate's title is not printed, and volume and first page
-  do not stand in for it: author, venue and year alone fit every paper an author
-  published in that venue that year.
+* ``unexplained_locator`` — the string points *inside* a work (a volume, a first page, or
+  the Elsevier-style trailing locator "(2010) 139.") and the candidate has no volume, issue
+  or pages to point at: a book or a journal record where a chapter or an article was meant.
+Weak evidence is not a veto but is marked (``PairScore.weak``): the candidate's title is not
+printed, and first page with volume (or book) does not stand in for it. Author, venue and
+year alone fit every paper an author published in that venue that year, so a search
+refuses such a pair, and a registry accepts it only when no other entry comes close.
 """
 
 from __future__ import annotations
@@ -22,15 +22,18 @@ from __future__ import annotations
 import logging
 import re
 
+from citecheck.match.candidates import Candidate
 from citecheck.match.refparse import normalize_text
 
 logger = logging.getLogger(__name__)
 
 # "(2010) 139." / "(n.d.) xiii." at the end of an Elsevier-style string without a title.
 _TRAILING_LOCATOR = re.compile(
-    r"\((?:1[5-9]\d\d|20\d\d)[a-z]?\)|\(n\.\s?d\.\)", re.I
+    r"\((?:1[5-9]\d\d|20\d\d)[a-z]?\)|\(n\.\s?d\.\)", re.IGNORECASE
 )
-_LOCATOR_AFTER = re.compile(r"^\s*,?\s*(?:\d{1,6}|[ivxlc]{1,7})\s*\.?\s*$", re.I)
+_LOCATOR_AFTER = re.compile(
+    r"^\s*,?\s*(?:\d{1,6}|[ivxlc]{1,7})\s*\.?\s*$", re.IGNORECASE
+)
 
 
 def _page_ends(pages: str | None) -> list[str]:
@@ -40,18 +43,21 @@ def _page_ends(pages: str | None) -> list[str]:
     return [p for p in (normalize_text(part).replace(" ", "") for part in parts) if p]
 
 
-def prints_locator(printed_text: str, volume: str | None, pages: str | None) -> bool:
-    """True when the printed string points inside a work: a volume, pages or a trailing page."""
-    if volume or pages:
-        return True
+def printed_locators(
+    printed_text: str, volume: str | None, first_page: str | None
+) -> frozenset[str]:
+    """Where the string points inside a work: volume, first page, or a trailing page."""
+    found = {normalize_text(v).replace(" ", "") for v in (volume, first_page) if v}
     for match in _TRAILING_LOCATOR.finditer(printed_text):
-        if _LOCATOR_AFTER.match(printed_text[match.end() :]):
-            return True
-    return False
+        if _LOCATOR_AFTER.match(tail := printed_text[match.end() :]):
+            found.add(normalize_text(tail).replace(" ", ""))
+    return frozenset(v for v in found if v)
 
 
 def pages_disagree(
-    printed_first_page: str | None, printed_numbers: frozenset[str], candidate_pages: str | None
+    printed_first_page: str | None,
+    printed_numbers: frozenset[str],
+    candidate_pages: str | None,
 ) -> bool:
     """The string prints a first page and neither end of the candidate's range is printed."""
     if not printed_first_page:
@@ -63,10 +69,16 @@ def pages_disagree(
 
 
 def locator_unexplained(
-    prints_a_locator: bool, volume: str | None, issue: str | None, pages: str | None
+    locators: frozenset[str], candidate: Candidate, title_tokens: tuple[str, ...]
 ) -> bool:
-    """The string points inside a work and the candidate has nothing to point at."""
-    return prints_a_locator and not (volume or issue or pages)
+    """The string points inside a work and the candidate has nothing to point at.
+
+    A locator printed inside the candidate's own title ("Windham, Joseph (1739–1810)") is
+    explained by it.
+    """
+    if not locators or candidate.volume or candidate.issue or candidate.pages:
+        return False
+    return not locators.intersection(title_tokens)
 
 
 def lacks_title_evidence(

@@ -52,7 +52,7 @@ _ITEM_COUNT = re.compile(
     r"\b(?P<k>\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")[\s-]items?\b", re.IGNORECASE
 )
 _INTEGER_ANSWERS = re.compile(
-    r"Likert|\b\d{1,2}[\s-]point\b|\b(?:two|three|four|five|six|seven|nine|ten|eleven)"
+    r"Likert|\b\d{1,2}[\s-]point\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven)"
     r"[\s-]point\b|\bscale\s(?:ranging\s)?from\s-?\d{1,2}\s(?:\([^)]{0,40}\)\s)?to\s\d{1,2}\b",
     re.IGNORECASE,
 )
@@ -68,7 +68,7 @@ def grim_consistent(mean: Printed, n: int) -> tuple[bool, float]:
     return consistent, nearest
 
 
-def testable(mean: Printed, n: int) -> bool:
+def grim_testable(mean: Printed, n: int) -> bool:
     """GRIM can only reject a mean when the granularity 1/n is coarser than the printing."""
     return mean.decimals >= 1 and n < 10**mean.decimals
 
@@ -96,22 +96,28 @@ def _sentence_findings(text: str, start: int, end: int) -> Iterator[Finding]:
             if match.start("mean") in seen:
                 continue
             seen.add(match.start("mean"))
-            finding = _finding(match, items, start)
+            finding = _finding(match, items, start, _closing_bracket(sentence, match))
             if finding is not None:
                 yield finding
+
+
+def _closing_bracket(sentence: str, match: re.Match[str]) -> int:
+    """1 when the match opened a bracket that closes right after it ("M = 3.47 (N = 28)")."""
+    opened = match.group(0).count("(") - match.group(0).count(")")
+    return int(opened > 0 and sentence[match.end(): match.end() + 1] == ")")
 
 
 def _item_count(raw: str) -> int:
     return int(raw) if raw.isdigit() else _NUMBER_WORDS[raw.lower()]
 
 
-def _finding(match: re.Match[str], items: int, offset: int) -> Finding | None:
+def _finding(match: re.Match[str], items: int, offset: int, extra: int) -> Finding | None:
     mean = parse_number(match.group("mean"))
     size = parse_number(match.group("n"))
     if mean is None or size is None or size.value < 1 or items < 1:
         return None
     answers = int(size.value) * items
-    if not testable(mean, answers):
+    if not grim_testable(mean, answers):
         logger.debug("GRIM cannot test %r: N*k = %d", match.group(0), answers)
         return None
     consistent, nearest = grim_consistent(mean, answers)
@@ -128,4 +134,4 @@ def _finding(match: re.Match[str], items: int, offset: int) -> Finding | None:
         f"are multiples of 1/{answers}" + ("" if consistent else
                                            f"; the nearest is {nearest:.{mean.decimals + 2}f}"),
     )
-    return Finding(start=offset + match.start(), end=offset + match.end(), item=item)
+    return Finding(start=offset + match.start(), end=offset + match.end() + extra, item=item)

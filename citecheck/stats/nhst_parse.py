@@ -15,6 +15,20 @@ time points such as ``t1``/``t2`` are not read as tests), ``t = 5.04, df = 12, p
 plural forms (``ts(38)``, ``Fs(1, 248)``, ``ps > .28``), ``p`` written
 ``P``, up to two "label = number" clauses between the statistic and its p
 (``F(2, 70) = 4.48, MSE = 6.61, p < .02``), and ``p < . 001``.
+
+Further additions (issue #6 follow-up), each read only where no guess is needed:
+
+* several values in one result: ``F(1, 15) = 19.9 and 5.16, p < .001 and p < .05`` pairs the
+  values with their p's in order (a different number of p's is skipped);
+  ``F(1, 15) = 19.9 and 5.16, ps < .05`` shares one p, but only a ``<``/``>``/ns p: a shared
+  ``p = x`` cannot belong to two different values, so it is skipped;
+* r with N but no df (``r = .32, N = 120, p < .001``, ``r = .32, p < .001, N = 120``,
+  ``r(N = 120) = .32``): df = N - 2. Skipped when the r has fewer than two decimals (a
+  parameter such as "r = 0.5") or the words before it mention partial/controlled/adjusted/
+  covariates (df would be smaller);
+* chi2 with N but no df (``chi2 = 5.2, N = 120, p = .02``, ``chi2(N = 120) = 5.2``), named
+  only χ2/chi2/chi-square (not the damaged ``x2``/``G2``/``B2`` forms, which are regression
+  weights or variables as often as not); its df stays unknown (see ``nhst_check``).
 """
 from __future__ import annotations
 
@@ -35,6 +49,7 @@ _NUM = r"\d*\.?\d+"
 _JUNK = r"[\x00-\x08\x0b\x0e-\x1f\ufffd]*"
 _SPACE_OR_JUNK = r"[\s\x00-\x08\x0b\x0e-\x1f\ufffd]{0,4}"
 _DF = r"\d+(?:\.\d+)?"
+_P_VALUE = r"\d?\.\s?\d+(?:[eE]-?\d+)?|\d(?:\.\d+)?"
 _COUNT = r"\d{1,3}(?:,\d{3})+|\d+"
 _Q_SUFFIX = (
     r"(?:\s?-?\s?(?:[Bb]etween|[Ww]ithin|[Tt]otal|[Ee]rror|[Rr]esidual|[Mm]odel|b|w|B|W|T|E|M|R|H))?"
@@ -69,11 +84,12 @@ _RESULT = re.compile(
     (?P<between>(?:(?![pP]s?\b)[A-Za-z\u0370-\u03ff][A-Za-z\u0370-\u03ff\u00b22_ ]{{0,10}}
         \s?=\s?-?\s?{_NUM}\s?[,;]\s*){{0,2}})
     (?:
-        (?P<pword>[pP]s?){_SPACE_OR_JUNK}(?P<pcomp>{_COMP}|p){_SPACE_OR_JUNK}(?P<pval>\d?\.\s?\d+(?:[eE]-?\d+)?|\d(?:\.\d+)?)
+        (?P<pword>[pP]s?){_SPACE_OR_JUNK}(?P<pcomp>{_COMP}|p){_SPACE_OR_JUNK}(?P<pval>{_P_VALUE})
         (?![\d])
       | (?P<ns>(?<![A-Za-z])[nN]\.?[sS]\b\.?)
     )
     (?:\s?[,;]\s?[Nn]\s?=\s?(?P<n_trail>{_COUNT})(?![\d.]\d))?
+    (?(more)(?P<more_p>(?:\s?,?\s(?:and\s)?[pP]\s?[=<>]\s?(?:{_P_VALUE})(?!\d)){{1,3}})?|)
     """,
     re.VERBOSE,
 )
@@ -193,9 +209,9 @@ def _parse(match: re.Match[str], before: str) -> list[ParsedTest]:
     value = parse_number(match.group("value"))
     if value is None:
         return []
-    if _df_from_sample_size(match) and statistic == "r":
-        if value.decimals < 2 or _PARTIAL.search(before):
-            return []  # a parameter such as "r = 0.5", or a partial r whose df is below N - 2
+    if (_df_from_sample_size(match) and statistic == "r"
+            and (value.decimals < 2 or _PARTIAL.search(before))):
+        return []  # a parameter such as "r = 0.5", or a partial r whose df is below N - 2
     if _is_minus(match.group("gap"), notes):
         value = Printed(-value.value, value.decimals)
     test_comparison = _comparison(match.group("tcomp"), notes)
@@ -208,16 +224,24 @@ def _parse(match: re.Match[str], before: str) -> list[ParsedTest]:
             return []
         p_text = f"{p_comparison} {match.group('pval').replace(' ', '')}"
     values = [value, *_shared_values(match.group("more"))]
-    if len(values) > 1:
-        if p_comparison == "=" or None in values:
+    p_values = [(p_comparison, p_value, p_text), *_respective_ps(match.group("more_p"))]
+    if None in values or any(printed is None for _, printed, _ in p_values[1:]):
+        return []
+    if len(p_values) > 1:
+        if len(p_values) != len(values):
+            return []
+        notes.append(f"one of {len(values)} values given with their p's in the same order")
+    elif len(values) > 1:
+        if p_comparison == "=":
             return []  # "= 2.5 and 2.6, p = .02": which value has that p is not said
         notes.append(f"one of {len(values)} values sharing this statistic, df and p")
+        p_values = p_values * len(values)
     if match.group("df2_fsub") or match.group("df_tsub"):
         notes.append("degrees of freedom read from a subscript")
     if match.group("test").startswith("B") and statistic != "chi2":
         notes.append("leading 'B' read as a lost quotation mark")
     results = []
-    for printed in values:
+    for printed, (p_comparison, p_value, p_text) in zip(values, p_values, strict=True):
         if not _plausible(statistic, df1, df2, printed, p_value):
             logger.debug("implausible test result skipped: %r", match.group(0))
             return []
@@ -237,6 +261,15 @@ def _parse(match: re.Match[str], before: str) -> list[ParsedTest]:
             )
         )
     return results
+
+
+def _respective_ps(more_p: str | None) -> list[tuple[str, Printed | None, str]]:
+    """The further p's of "= 19.9 and 5.16, p < .001 and p < .05", in order."""
+    if not more_p:
+        return []
+    found = re.findall(rf"[pP]\s?([=<>])\s?({_P_VALUE})", more_p)
+    return [(sign, parse_number(raw.replace(" ", "")), f"{sign} {raw.replace(' ', '')}")
+            for sign, raw in found]
 
 
 def _df_from_sample_size(match: re.Match[str]) -> bool:

@@ -9,7 +9,9 @@ JSON. Failures are results, not exceptions: ``status`` is ``ok``, ``partial`` or
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -114,11 +116,34 @@ def _looks_like_pdf(data: bytes) -> bool:
     return b"%PDF-" in data[:1024]
 
 
+@functools.cache
+def _worker_import_roots() -> tuple[str, ...]:
+    """Directories the worker imports from: this package and pypdfium2 (with its raw bindings).
+
+    The worker starts with ``-S`` (no ``site``): processing site-packages and its ``.pth``
+    files (an editable install's import finder among them) took about a third of the
+    worker's start-up, paid once per PDF.
+    """
+    roots = [str(_PACKAGE_ROOT)]
+    for module in ("pypdfium2", "pypdfium2_raw"):
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.origin:
+            root = str(Path(spec.origin).resolve().parents[1])
+            if root not in roots:
+                roots.append(root)
+    return tuple(roots)
+
+
+def worker_command(path: Path, memory_mb: int) -> tuple[list[str], dict[str, str]]:
+    """The worker's command line and environment (secrets removed) for reading ``path``."""
+    env = {k: v for k, v in os.environ.items() if not _SECRET_ENV.match(k)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [*_worker_import_roots(), env.get("PYTHONPATH")]))
+    return [sys.executable, "-S", "-m", "citecheck.text.worker", str(path), str(memory_mb)], env
+
+
 def run_worker(path: Path, *, timeout_s: float, memory_mb: int) -> dict[str, Any]:
     """Run the worker on ``path``; its JSON, or ``{"ok": False, "reason": …}`` on any failure."""
-    env = {k: v for k, v in os.environ.items() if not _SECRET_ENV.match(k)}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "citecheck.text.worker", str(path), str(memory_mb)]
+    command, env = worker_command(path, memory_mb)
     try:
         completed = subprocess.run(command, capture_output=True, timeout=timeout_s, env=env, check=False)
     except subprocess.TimeoutExpired:

@@ -11,8 +11,8 @@ copying per-character objects across the process boundary.
 
 from __future__ import annotations
 
+import itertools
 import logging
-import statistics
 from dataclasses import dataclass, field
 
 logger = logging.getLogger(__name__)
@@ -20,33 +20,35 @@ logger = logging.getLogger(__name__)
 __all__ = ["Char", "Line", "build_lines"]
 
 
-@dataclass(slots=True)
 class Char:
-    """One visible glyph. ``top`` < ``bottom`` (top-down coordinates, points)."""
+    """One visible glyph. ``top`` < ``bottom`` (top-down coordinates, points).
 
-    text: str
-    x0: float
-    top: float
-    x1: float
-    bottom: float
-    space_before: bool = False
-    height: float = field(init=False)
-    middle: float = field(init=False)
+    A plain slotted class rather than a dataclass: pages hold thousands of these, and the
+    generated ``__init__`` plus ``__post_init__`` cost twice as much as one ``__init__``.
+    """
 
-    def __post_init__(self) -> None:
-        self.height = self.bottom - self.top
-        self.middle = (self.top + self.bottom) / 2
+    __slots__ = ("text", "x0", "top", "x1", "bottom", "space_before", "height", "middle")
+
+    def __init__(
+        self, text: str, x0: float, top: float, x1: float, bottom: float, space_before: bool = False
+    ) -> None:
+        self.text = text
+        self.x0 = x0
+        self.top = top
+        self.x1 = x1
+        self.bottom = bottom
+        self.space_before = space_before
+        self.height = bottom - top
+        self.middle = (top + bottom) / 2
 
 
-@dataclass(slots=True)
 class _Word:
-    chars: list[Char]
-    x0: float = field(init=False)
-    x1: float = field(init=False)
+    __slots__ = ("chars", "x0", "x1")
 
-    def __post_init__(self) -> None:
-        self.x0 = self.chars[0].x0
-        self.x1 = max(c.x1 for c in self.chars)
+    def __init__(self, chars: list[Char]) -> None:
+        self.chars = chars
+        self.x0 = chars[0].x0
+        self.x1 = max([c.x1 for c in chars])
 
 
 @dataclass(slots=True)
@@ -86,14 +88,19 @@ def _split_rows(chars: list[Char]) -> list[list[Char]]:
     for char in chars:
         if current:
             band_height = band_bottom - band_top
+            x0 = char.x0
             in_band = band_top - 0.25 * band_height <= char.middle <= band_bottom + 0.1 * band_height
-            moves_back = char.x0 < last_x1 - max(2.0, band_height)
+            moves_back = x0 < last_x1 - (band_height if band_height > 2.0 else 2.0)
             if in_band and not moves_back:
                 current.append(char)
-                last_x1 = max(last_x1, char.x1) if char.x0 >= last_x1 - 1 else char.x1
+                x1 = char.x1
+                if x0 < last_x1 - 1 or x1 > last_x1:
+                    last_x1 = x1
                 if char.height >= 0.8 * band_height:
-                    band_top = min(band_top, char.top)
-                    band_bottom = max(band_bottom, char.bottom)
+                    if char.top < band_top:
+                        band_top = char.top
+                    if char.bottom > band_bottom:
+                        band_bottom = char.bottom
                 continue
             rows.append(current)
         current = [char]
@@ -105,24 +112,36 @@ def _split_rows(chars: list[Char]) -> list[list[Char]]:
 
 def _words(row: list[Char]) -> list[_Word]:
     """Split a row into words at spaces and at gaps wider than a fraction of the size."""
-    heights = sorted(c.height for c in row)
-    size = heights[len(heights) // 2]
+    heights = sorted([c.height for c in row])
+    min_gap = 0.2 * heights[len(heights) // 2]
     words: list[_Word] = []
     current: list[Char] = []
+    last_x1 = 0.0
     for char in sorted(row, key=lambda c: c.x0) if _is_disordered(row) else row:
-        if current:
-            gap = char.x0 - current[-1].x1
-            if char.space_before or gap > 0.2 * size:
-                words.append(_Word(current))
-                current = []
+        if current and (char.space_before or char.x0 - last_x1 > min_gap):
+            words.append(_Word(current))
+            current = []
         current.append(char)
+        last_x1 = char.x1
     if current:
         words.append(_Word(current))
     return words
 
 
 def _is_disordered(row: list[Char]) -> bool:
-    return any(b.x0 < a.x0 - 1 for a, b in zip(row, row[1:], strict=False))
+    previous = row[0].x0
+    for char in row:
+        if char.x0 < previous - 1:
+            return True
+        previous = char.x0
+    return False
+
+
+def _median(values: list[float]) -> float:
+    """``statistics.median`` without importing it into the worker (it pulls in fractions, random…)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def _find_gutters(rows: list[list[_Word]], width: float) -> list[float]:
@@ -134,11 +153,16 @@ def _find_gutters(rows: list[list[_Word]], width: float) -> list[float]:
     if len(rows) < 6 or width <= 0:
         return []
     step = 2.0
-    bins = [0] * (int(width / step) + 2)
+    size = int(width / step) + 2
+    # Each word adds one to every bin it spans: a difference array, then a running sum.
+    steps = [0] * (size + 1)
     for row in rows:
         for word in row:
-            for index in range(max(0, int(word.x0 / step)), min(len(bins) - 1, int(word.x1 / step)) + 1):
-                bins[index] += 1
+            first, last = max(0, int(word.x0 / step)), min(size - 1, int(word.x1 / step))
+            if first <= last:
+                steps[first] += 1
+                steps[last + 1] -= 1
+    bins = list(itertools.accumulate(steps[:size]))
     allowed = max(1, int(0.03 * len(rows)))
     low, high = int(0.15 * width / step), int(0.85 * width / step)
     runs: list[tuple[int, int]] = []
@@ -169,10 +193,12 @@ def _find_gutters(rows: list[list[_Word]], width: float) -> list[float]:
 
 def _make_line(words: list[_Word]) -> Line:
     chars = [c for w in words for c in w.chars]
-    heights = sorted(c.height for c in chars)
+    heights = sorted([c.height for c in chars])
     size = heights[len(heights) // 2]
-    body = [c for c in chars if c.height >= 0.85 * size]
-    body_bottom = statistics.median(c.bottom for c in body) if body else chars[0].bottom
+    small = 0.85 * size
+    body = [c for c in chars if c.height >= small]
+    body_bottom = _median([c.bottom for c in body]) if body else chars[0].bottom
+    sup_bottom = body_bottom - 0.2 * size
     parts: list[str] = []
     superscripts: list[tuple[int, int]] = []
     position = 0
@@ -181,19 +207,21 @@ def _make_line(words: list[_Word]) -> Line:
             parts.append(" ")
             position += 1
         for char in word.chars:
-            is_sup = char.height < 0.85 * size and char.bottom < body_bottom - 0.2 * size
-            if is_sup and superscripts and superscripts[-1][1] == position:
-                superscripts[-1] = (superscripts[-1][0], position + len(char.text))
-            elif is_sup:
-                superscripts.append((position, position + len(char.text)))
-            parts.append(char.text)
-            position += len(char.text)
+            text = char.text
+            if char.height < small and char.bottom < sup_bottom:
+                if superscripts and superscripts[-1][1] == position:
+                    superscripts[-1] = (superscripts[-1][0], position + len(text))
+                else:
+                    superscripts.append((position, position + len(text)))
+            parts.append(text)
+            position += len(text)
+    box = body or chars
     return Line(
         text="".join(parts),
-        x0=min(c.x0 for c in chars),
-        top=min(c.top for c in body or chars),
-        x1=max(c.x1 for c in chars),
-        bottom=max(c.bottom for c in body or chars),
+        x0=min([c.x0 for c in chars]),
+        top=min([c.top for c in box]),
+        x1=max([c.x1 for c in chars]),
+        bottom=max([c.bottom for c in box]),
         size=size,
         superscripts=superscripts,
     )
@@ -201,26 +229,27 @@ def _make_line(words: list[_Word]) -> Line:
 
 def _merge_same_band(lines: list[list[_Word]]) -> list[list[_Word]]:
     """Join row pieces of one column that share a baseline (pieces drawn out of order)."""
-    ordered = sorted(lines, key=lambda ws: (_row_band(ws)[1], ws[0].x0))
+    ordered = sorted(((_row_band(ws), ws) for ws in lines), key=lambda item: (item[0][1], item[1][0].x0))
     merged: list[list[_Word]] = []
-    for words in ordered:
+    top = bottom = 0.0
+    for (new_top, new_bottom), words in ordered:
         if merged:
-            top, bottom = _row_band(merged[-1])
-            new_top, new_bottom = _row_band(words)
             overlap = min(bottom, new_bottom) - max(top, new_top)
             if overlap > 0.6 * min(bottom - top, new_bottom - new_top):
                 merged[-1] = sorted(merged[-1] + words, key=lambda w: w.x0)
+                top, bottom = _row_band(merged[-1])
                 continue
         merged.append(words)
+        top, bottom = new_top, new_bottom
     return merged
 
 
 def _row_band(words: list[_Word]) -> tuple[float, float]:
     chars = [c for w in words for c in w.chars]
-    heights = sorted(c.height for c in chars)
-    size = heights[len(heights) // 2]
-    body = [c for c in chars if c.height >= 0.85 * size] or chars
-    return min(c.top for c in body), max(c.bottom for c in body)
+    heights = sorted([c.height for c in chars])
+    floor = 0.85 * heights[len(heights) // 2]
+    body = [c for c in chars if c.height >= floor] or chars
+    return min([c.top for c in body]), max([c.bottom for c in body])
 
 
 def _segments(rows: list[list[_Word]]) -> list[list[list[_Word]]]:
@@ -295,14 +324,14 @@ def _order_columns(pieces: list[tuple[int, list[_Word]]], columns: int) -> list[
     """Column by column, left to right, block by block between full-width lines."""
 
     def top_of(words: list[_Word]) -> float:
-        return min(c.top for w in words for c in w.chars)
+        return min([c.top for w in words for c in w.chars])
 
     full = sorted(((top_of(ws), ws) for column, ws in pieces if column < 0), key=lambda item: item[0])
-    side = [(column, ws) for column, ws in pieces if column >= 0]
+    side = [(column, ws, top_of(ws)) for column, ws in pieces if column >= 0]
     lines: list[Line] = []
     previous = float("-inf")
     for boundary, words in [*full, (float("inf"), [])]:
-        block = [(c, ws) for c, ws in side if previous <= top_of(ws) < boundary]
+        block = [(c, ws) for c, ws, top in side if previous <= top < boundary]
         for column in range(columns):
             rows = [ws for c, ws in block if c == column]
             lines.extend(_make_line(ws) for ws in _merge_same_band(rows))

@@ -15,19 +15,17 @@ Output on stdout, one JSON object: ``{"ok": true, "pages": [...], "page_count": 
 
 from __future__ import annotations
 
-import ctypes
 import json
 import logging
 import sys
 from typing import Any
 
+from citecheck.text.glyphs import read_glyphs
 from citecheck.text.hidden import HiddenTextCollector, PageBackground
-from citecheck.text.layout import Char, build_lines
+from citecheck.text.layout import build_lines
 from citecheck.text.protocol import EXIT_OOM
 
 logger = logging.getLogger(__name__)
-
-_ROTATION_TOLERANCE = 0.05
 
 
 def _limit_memory(memory_mb: int) -> None:
@@ -35,37 +33,6 @@ def _limit_memory(memory_mb: int) -> None:
 
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _repair_code_point(char: str) -> str:
-    """Map Adobe's private-use small-cap/old-style code points back to ASCII; flag garbage.
-
-    Fonts without a usable ToUnicode map yield control characters or private-use code
-    points; those become U+FFFD and count towards ``unmapped_glyphs``.
-    """
-    if char in "\x02\ufffe":
-        return "-"  # pdfium's mark for a hyphen that ends a line
-    code = ord(char)
-    if 0xF721 <= code <= 0xF77E:
-        return chr(code - 0xF700)
-    if code < 0x20 or 0xE000 <= code <= 0xF8FF:
-        return "\ufffd"
-    return char
-
-
-def _object_facts(raw_object: Any, pdfium_raw: Any) -> tuple[int, tuple[int, int, int, int], bool]:
-    """Render mode, fill colour (r, g, b, a) and rotation of one text object."""
-    mode = pdfium_raw.FPDFTextObj_GetTextRenderMode(raw_object)
-    red, green, blue, alpha = (ctypes.c_uint() for _ in range(4))
-    if not pdfium_raw.FPDFPageObj_GetFillColor(raw_object, red, green, blue, alpha):
-        red.value = green.value = blue.value = 0
-        alpha.value = 255
-    matrix = pdfium_raw.FS_MATRIX()
-    rotated = False
-    if pdfium_raw.FPDFPageObj_GetMatrix(raw_object, matrix):
-        scale = max(abs(matrix.a), abs(matrix.d), 1e-6)
-        rotated = abs(matrix.b) / scale > _ROTATION_TOLERANCE or abs(matrix.c) / scale > _ROTATION_TOLERANCE
-    return mode, (red.value, green.value, blue.value, alpha.value), rotated
 
 
 def read_page(page: Any, number: int, pdfium_raw: Any) -> dict[str, Any]:
@@ -76,60 +43,17 @@ def read_page(page: Any, number: int, pdfium_raw: Any) -> dict[str, Any]:
     hidden = HiddenTextCollector(width=width, height=height)
     textpage = page.get_textpage()
     try:
-        raw = textpage.raw
-        count = pdfium_raw.FPDFText_CountChars(raw)
-        text = textpage.get_text_range() if count else ""
-        aligned = len(text) == count
-        objects: dict[int, tuple[int, tuple[int, int, int, int], bool]] = {}
-        visible: list[Char] = []
-        rotated_text: list[str] = []
-        unmapped = 0
-        glyphs = 0
-        space_pending = False
-        rect = pdfium_raw.FS_RECTF()
-        for index in range(count):
-            char = text[index] if aligned else chr(pdfium_raw.FPDFText_GetUnicode(raw, index) or 0xFFFD)
-            if char in " \t\xa0":
-                space_pending = True
-                continue
-            if char in "\r\n\x00":
-                continue
-            raw_object = pdfium_raw.FPDFText_GetTextObject(raw, index)
-            key = ctypes.cast(raw_object, ctypes.c_void_p).value or 0
-            facts = objects.get(key)
-            if facts is None:
-                facts = _object_facts(raw_object, pdfium_raw) if key else (0, (0, 0, 0, 255), False)
-                objects[key] = facts
-            mode, color, rotated = facts
-            pdfium_raw.FPDFText_GetLooseCharBox(raw, index, rect)
-            x0, x1 = rect.left - left, rect.right - left
-            y_top, y_bottom = top - rect.top, top - rect.bottom
-            glyphs += 1
-            reason = hidden.classify(x0, y_top, x1, y_bottom, mode, color, background)
-            if reason:
-                hidden.add(Char(char, x0, y_top, x1, y_bottom, space_pending), reason)
-                space_pending = False
-                continue
-            hidden.end_run()
-            if char < " " or "\ue000" <= char <= "\uf8ff" or char == "\ufffe":
-                char = _repair_code_point(char)
-            if char == "\ufffd":
-                unmapped += 1
-            if rotated:
-                rotated_text.append((" " if space_pending else "") + char)
-                space_pending = False
-                continue
-            visible.append(Char(char, x0, y_top, x1, y_bottom, space_pending))
-            space_pending = False
+        read = read_glyphs(textpage, page.raw, pdfium_raw, (left, top), hidden, background)
     finally:
         textpage.close()
-    ocr_layer = hidden.treat_invisible_as_ocr(glyphs, background)
+    visible = read.visible
+    ocr_layer = hidden.treat_invisible_as_ocr(read.glyphs, background)
     if ocr_layer:
         visible = ocr_layer + visible
     lines = [line.to_dict() for line in build_lines(visible, width)]
-    if rotated_text:
+    if read.rotated_text:
         lines.append(
-            {"text": "".join(rotated_text).strip(), "x0": 0, "top": height, "x1": 0,
+            {"text": "".join(read.rotated_text).strip(), "x0": 0, "top": height, "x1": 0,
              "bottom": height, "size": 0, "sup": [], "rotated": True}
         )
     return {
@@ -137,10 +61,10 @@ def read_page(page: Any, number: int, pdfium_raw: Any) -> dict[str, Any]:
         "width": round(width, 1),
         "height": round(height, 1),
         "lines": lines,
-        "glyphs": glyphs,
-        "unmapped": unmapped,
+        "glyphs": read.glyphs,
+        "unmapped": read.unmapped,
         # Only asked for pages without text, where it tells a scan from a blank page.
-        "has_image": background.has_image if glyphs == 0 else None,
+        "has_image": background.has_image if read.glyphs == 0 else None,
         "hidden": hidden.summary(),
     }
 
