@@ -183,3 +183,18 @@ def test_an_ocr_damaged_first_author_gets_partial_credit() -> None:
         article,
     )
     assert other.authors == 0.0
+
+
+def test_a_deposited_reference_without_pages_is_not_refused_for_lacking_them() -> None:
+    deposit = Candidate(
+        authors=["Kufferath"],
+        year=1957,
+        source="crossref-reference",
+        registry_key="B34",
+    )
+    printed = (
+        "Kufferath H (1957) Quelques algues des rapides de la Ruzizi à Bugarama. Académie "
+        "Royale des Sciences Coloniales, Mémoires in-8, Nouvelle Série 5(3): 1-84."
+    )
+    assert _pair(printed, deposit).veto is None
+    assert link_references([printed], [deposit]).items[0].status == "linked"

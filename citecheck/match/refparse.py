@@ -78,6 +78,11 @@ def normalize_text(text: str) -> str:
     return _NON_WORD.sub(" ", fold(text)).strip()
 
 
+def strip_list_marker(text: str) -> str:
+    """The string without a leading list number ("[1]", "(12)", "3."), which is no locator."""
+    return _LIST_MARKER.sub("", text)
+
+
 def expand_pages(pages: str | None) -> str | None:
     """``"1425-37"`` → ``"1425-1437"``; other page strings are returned cleaned, unchanged."""
     if not pages:
@@ -249,7 +254,7 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
 def parse_reference(printed: str) -> ParsedReference:
     """Heuristic fields of one printed reference (never raises on odd input)."""
     text = re.sub(r"\s+", " ", printed).strip()
-    text = _LIST_MARKER.sub("", text)
+    text = strip_list_marker(text)
     year = find_year(text)
     head, rest = _authors_segment(text, year)
     volume, issue, pages = _numbers(rest if len(rest) > 20 else text)

@@ -4,102 +4,51 @@ Crossref's search-based matching with validation looks for the *candidate's* fie
 the printed string rather than parsing the string first; parsing errors then cost little.
 We do the same with rapidfuzz: title (token coverage, or character alignment for noisy
 text), author family names, year (±1), volume, first page, issue and venue. Numbers must
-agree: a year outside the tolerance vetoes the pair. A title-free path accepts strings that
-print no title (Elsevier style) only when first author, year, volume and first page all agree.
+agree: a year outside the tolerance, or printed pages the candidate does not have, veto the
+pair (:mod:`citecheck.match.validate`). A title-free path accepts strings that print no
+title (Elsevier style) only when first author, year, volume and first page all agree.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
-import re
-from collections import OrderedDict
-from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from citecheck.match.candidates import Candidate
-from citecheck.match.refparse import ParsedReference, normalize_text, parse_reference
+from citecheck.match.profiles import (
+    CandidateProfile,
+    PrintedProfile,
+    cached_profile,
+    number_token,
+    profile_candidate,
+    profile_printed,
+)
+from citecheck.match.refparse import normalize_text
 from citecheck.match.settings import MatchThresholds
 from citecheck.match.validate import (
     lacks_title_evidence,
     locator_unexplained,
     pages_disagree,
-    printed_locators,
 )
 
 logger = logging.getLogger(__name__)
 
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "by",
-        "de",
-        "der",
-        "des",
-        "die",
-        "du",
-        "et",
-        "for",
-        "from",
-        "in",
-        "into",
-        "is",
-        "la",
-        "le",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "und",
-        "with",
-    ]
-)
+__all__ = [
+    "CandidateProfile",
+    "PairScore",
+    "PrintedProfile",
+    "cached_profile",
+    "profile_candidate",
+    "profile_printed",
+    "score_pair",
+    "title_similarity",
+]
+
 # Credit for a name printed with one letter damaged: less than a clean name, so that a
 # damaged name alone never decides between two candidates.
 _DAMAGED_NAME = 0.75
-_YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)[a-z]?$")
-
-
-@dataclass(frozen=True)
-class PrintedProfile:
-    """A printed reference prepared once for scoring against many candidates."""
-
-    parsed: ParsedReference
-    norm: str
-    compact: str
-    tokens: frozenset[str]
-    numbers: frozenset[str]
-    years: frozenset[int]
-    locators: frozenset[str]
-
-    @property
-    def has_page_numbers(self) -> bool:
-        """True when the string prints numbers other than years (volume, pages…)."""
-        return any(not _YEAR.match(n) for n in self.numbers)
-
-
-@dataclass(frozen=True)
-class CandidateProfile:
-    """A candidate prepared once: normalised title, names, venue words and numbers."""
-
-    candidate: Candidate
-    title_norm: str
-    title_tokens: tuple[str, ...]
-    authors_norm: tuple[str, ...]
-    venue_words: tuple[str, ...]
-    unstructured_norm: str
-    volume: str | None
-    issue: str | None
-    first_page: str | None
 
 
 class PairScore(BaseModel):
@@ -121,84 +70,6 @@ class PairScore(BaseModel):
         "entry comes close.",
     )
     fields: int = 0
-
-
-def profile_printed(
-    printed: str, parsed: ParsedReference | None = None
-) -> PrintedProfile:
-    parsed = parsed or parse_reference(printed)
-    norm = normalize_text(printed)
-    tokens = frozenset(norm.split())
-    # Digit runs inside glued tokens count too: OCR noise prints "47(15)" as "47H15)".
-    words = norm.split()
-    glued = [a + b for a, b in itertools.pairwise(words) if a.isdigit() and b.isdigit()]
-    numbers = frozenset(
-        [t for t in tokens if re.fullmatch(r"[a-z]?\d+", t)]
-        + re.findall(r"\d+", norm)
-        + glued
-    )
-    years = frozenset(int(t[:4]) for t in tokens if _YEAR.match(t))
-    return PrintedProfile(
-        parsed=parsed,
-        norm=norm,
-        compact=norm.replace(" ", ""),
-        tokens=tokens,
-        numbers=numbers,
-        years=years,
-        locators=printed_locators(parsed.printed, parsed.volume, parsed.first_page),
-    )
-
-
-def _number(value: str | None) -> str | None:
-    if not value:
-        return None
-    norm = normalize_text(value)
-    return norm.replace(" ", "") or None
-
-
-def profile_candidate(candidate: Candidate) -> CandidateProfile:
-    title_norm = normalize_text(candidate.title or "")
-    names = []
-    for name in candidate.authors:
-        parts = normalize_text(name).split()
-        if parts:
-            names.append(parts[-1])
-    venue_words = tuple(
-        w for w in normalize_text(candidate.venue or "").split() if w not in _STOPWORDS
-    )
-    return CandidateProfile(
-        candidate=candidate,
-        title_norm=title_norm,
-        title_tokens=tuple(title_norm.split()),
-        authors_norm=tuple(names),
-        venue_words=venue_words,
-        unstructured_norm=normalize_text(candidate.unstructured or ""),
-        volume=_number(candidate.volume),
-        issue=_number(candidate.issue),
-        first_page=_number(candidate.first_page),
-    )
-
-
-_PROFILE_CACHE: OrderedDict[int, tuple[Candidate, CandidateProfile]] = OrderedDict()
-_PROFILE_CACHE_SIZE = 50_000
-
-
-def cached_profile(candidate: Candidate) -> CandidateProfile:
-    """``profile_candidate`` memoised by object identity (search hits repeat across strings).
-
-    The cache keeps a reference to the candidate, so an id cannot be reused while cached;
-    candidates are treated as immutable once built.
-    """
-    key = id(candidate)
-    hit = _PROFILE_CACHE.get(key)
-    if hit is not None and hit[0] is candidate:
-        _PROFILE_CACHE.move_to_end(key)
-        return hit[1]
-    profile = profile_candidate(candidate)
-    _PROFILE_CACHE[key] = (candidate, profile)
-    if len(_PROFILE_CACHE) > _PROFILE_CACHE_SIZE:
-        _PROFILE_CACHE.popitem(last=False)
-    return profile
 
 
 def title_similarity(
@@ -298,7 +169,9 @@ def _prints_no_other_title(printed: PrintedProfile, profile: CandidateProfile) -
 def _veto(printed: PrintedProfile, profile: CandidateProfile) -> str | None:
     """The first number rule of :mod:`citecheck.match.validate` that refuses the pair."""
     candidate = profile.candidate
-    if pages_disagree(printed.parsed.first_page, printed.numbers, candidate.pages):
+    if pages_disagree(
+        printed.first_page, printed.numbers | printed.tokens, candidate.pages
+    ):
         return "pages"
     if locator_unexplained(printed.locators, candidate, profile.title_tokens):
         return "unexplained_locator"
@@ -320,7 +193,9 @@ def _weak(
     people = authors is None or authors >= 0.6
     # The first page must be printed as such, not pieced together from OCR-split digits.
     page_printed = profile.first_page in printed.tokens
-    numbers_agree = first_page == 1.0 and page_printed and container and people and year != 0.0
+    numbers_agree = (
+        first_page == 1.0 and page_printed and container and people and year != 0.0
+    )
     return lacks_title_evidence(
         title,
         title_free or numbers_agree,
@@ -358,7 +233,9 @@ def score_pair(
         printed_first = printed.parsed.first_page
         if printed_first and "-" in (printed.parsed.pages or ""):
             # A printed range decides: its last page must not pass for a first page.
-            first_page = 1.0 if _number(printed_first) == profile.first_page else 0.0
+            first_page = (
+                1.0 if number_token(printed_first) == profile.first_page else 0.0
+            )
         else:
             first_page = 1.0 if profile.first_page in printed.numbers else 0.0
         weights["first_page"], values["first_page"] = 1.0, first_page
