@@ -1,4 +1,6 @@
 """A bibliography of one or two "[n]" entries is still split and its markers resolved."""
+from pathlib import Path
+
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
@@ -21,20 +23,14 @@ def test_two_bracketed_entries(tmp_path):
 
 
 def test_the_parser_process_gets_no_secrets(tmp_path, monkeypatch):
-    import subprocess
+    import threading
 
-    from citecheck.text import extract as extract_module
+    from citecheck.text import forkserver
 
-    seen = {}
-    real_run = subprocess.run
-
-    def spy(command, **kwargs):
-        seen.update(kwargs.get("env") or {})
-        return real_run(command, **kwargs)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-canary-123456")
     monkeypatch.setenv("OPENALEX_API_KEY", "oa-canary-123456")
     monkeypatch.setenv("CITECHECK_MAILTO", "canary@example.org")
-    monkeypatch.setattr(extract_module.subprocess, "run", spy)
+    monkeypatch.setattr(forkserver, "_local", threading.local())  # a server started now
     path = tmp_path / "p.pdf"
     from reportlab.pdfgen.canvas import Canvas
 
@@ -42,4 +38,10 @@ def test_the_parser_process_gets_no_secrets(tmp_path, monkeypatch):
     canvas.drawString(60, 800, "Hello")
     canvas.save()
     assert extract_pdf(path).status == "ok"
-    assert seen and not any("canary" in value for value in seen.values())
+    server = forkserver._local.server
+    try:
+        # Workers are forked from the server: they have its environment.
+        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes()
+    finally:
+        server.close()
+    assert b"PATH=" in environ and b"canary" not in environ

@@ -1,7 +1,8 @@
 """``extract_pdf``: PDF bytes to pages, hidden text, printed references and citation contexts.
 
-Parsing runs in a separate worker process (:mod:`citecheck.text.worker`) with a wall-clock
-deadline and an address-space limit, so a hostile or huge PDF costs only that process.
+Parsing runs in a separate worker process (:mod:`citecheck.text.worker`, forked by
+:mod:`citecheck.text.forkserver`) with a wall-clock deadline and an address-space limit,
+so a hostile or huge PDF costs only that process.
 Everything after parsing (header removal, references, contexts) runs here on the worker's
 JSON. Failures are results, not exceptions: ``status`` is ``ok``, ``partial`` or
 ``failed`` with a machine-readable ``reason``.
@@ -17,7 +18,6 @@ import logging
 import os
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,9 +25,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from citecheck.identifiers import find_arxiv, find_dois, find_pmcid, find_pmid, find_urls, find_year
+from citecheck.identifiers import (
+    find_arxiv,
+    find_dois,
+    find_pmcid,
+    find_pmid,
+    find_urls,
+    find_year,
+)
 from citecheck.text.contexts import RefKey, find_contexts, fold
 from citecheck.text.document import PageLines, page_text, pages_from_worker, vocabulary
+from citecheck.text.forkserver import ServerGone, run_in_fork_server
 from citecheck.text.protocol import EXIT_OOM
 from citecheck.text.references import PrintedReference, find_references
 
@@ -134,34 +142,53 @@ def _worker_import_roots() -> tuple[str, ...]:
     return tuple(roots)
 
 
-def worker_command(path: Path, memory_mb: int) -> tuple[list[str], dict[str, str]]:
-    """The worker's command line and environment (secrets removed) for reading ``path``."""
+def _worker_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not _SECRET_ENV.match(k)}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [*_worker_import_roots(), env.get("PYTHONPATH")]))
-    return [sys.executable, "-S", "-m", "citecheck.text.worker", str(path), str(memory_mb)], env
+    return env
+
+
+def worker_command(path: Path, memory_mb: int) -> tuple[list[str], dict[str, str]]:
+    """A stand-alone worker's command line and environment (secrets removed) for ``path``."""
+    return [sys.executable, "-S", "-m", "citecheck.text.worker", str(path), str(memory_mb)], _worker_env()
+
+
+def fork_server_command() -> tuple[list[str], dict[str, str]]:
+    """The fork server's command line and environment (secrets removed); its children read PDFs."""
+    return [sys.executable, "-S", "-m", "citecheck.text.forkserver"], _worker_env()
 
 
 def run_worker(path: Path, *, timeout_s: float, memory_mb: int) -> dict[str, Any]:
-    """Run the worker on ``path``; its JSON, or ``{"ok": False, "reason": …}`` on any failure."""
-    command, env = worker_command(path, memory_mb)
-    try:
-        completed = subprocess.run(command, capture_output=True, timeout=timeout_s, env=env, check=False)
-    except subprocess.TimeoutExpired:
+    """Run the worker on ``path``; its JSON, or ``{"ok": False, "reason": …}`` on any failure.
+
+    The worker is a child of this thread's fork server (:mod:`citecheck.text.forkserver`),
+    which has pdfium loaded already; output files go to a private temporary directory.
+    """
+    command, env = fork_server_command()
+    with tempfile.TemporaryDirectory(prefix="citecheck-worker-") as directory:
+        try:
+            outcome = run_in_fork_server(
+                path, memory_mb=memory_mb, timeout_s=timeout_s, directory=Path(directory),
+                command=command, env=env,
+            )
+        except ServerGone as error:
+            return {"ok": False, "reason": "parse_error", "detail": str(error)}
+    if outcome.returncode is None:
         return {"ok": False, "reason": "parse_timeout", "detail": f"worker exceeded {timeout_s:g} s"}
-    stderr = completed.stderr.decode("utf-8", "replace")
-    if completed.returncode == EXIT_OOM or _OOM_MESSAGE.search(stderr):
+    stderr = outcome.stderr
+    if outcome.returncode == EXIT_OOM or _OOM_MESSAGE.search(stderr):
         return {"ok": False, "reason": "parse_oom", "detail": f"worker exceeded {memory_mb} MB"}
-    if completed.returncode == -signal.SIGABRT:
+    if outcome.returncode == -signal.SIGABRT:
         # pdfium aborts instead of raising when an allocation fails; under our address-space
         # cap that is memory exhaustion (inferred: the abort carries no message).
         return {"ok": False, "reason": "parse_oom",
                 "detail": f"worker aborted (SIGABRT) under the {memory_mb} MB address-space cap"}
-    if completed.returncode != 0:
-        code = completed.returncode
+    if outcome.returncode != 0:
+        code = outcome.returncode
         detail = f"worker killed by {signal.Signals(-code).name}" if code < 0 else stderr.strip()[-300:]
         return {"ok": False, "reason": "parse_error", "detail": detail or f"worker exit {code}"}
     try:
-        return json.loads(completed.stdout)
+        return json.loads(outcome.stdout)
     except json.JSONDecodeError as error:
         return {"ok": False, "reason": "parse_error", "detail": f"worker output unreadable: {error}"}
 

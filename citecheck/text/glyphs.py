@@ -189,7 +189,8 @@ def _classify_glyphs(
         else:
             reason = ""
         if reason:
-            hidden.add(Char(char, x0, y_top, x1, y_bottom, space_before), reason)
+            glyph = Char(char, x0, y_top, x1, y_bottom, space_before) if reason == "invisible_render_mode" else None
+            hidden.add(reason, char, space_before, glyph)
             hidden_run_open = True
             continue
         if hidden_run_open:

@@ -135,15 +135,20 @@ class HiddenTextCollector:
             return "white_fill"
         return ""
 
-    def add(self, char: Char, reason: str) -> None:
-        """Count one hidden glyph and extend the current sample run."""
+    def add(self, reason: str, text: str, space_before: bool, glyph: Char | None = None) -> None:
+        """Count one hidden glyph and extend the current sample run.
+
+        ``glyph`` (the positioned character) is needed only for invisible render mode,
+        whose glyphs may turn out to be a scan's OCR layer; the caller builds it only then.
+        """
         self.counts[reason] = self.counts.get(reason, 0) + 1
         if reason == "invisible_render_mode":
-            self.invisible_chars.append(char)
+            assert glyph is not None
+            self.invisible_chars.append(glyph)
         if self._run and reason != self._run_reason:
             self.end_run()
         self._run_reason = reason
-        self._run.append((" " if char.space_before and self._run else "") + char.text)
+        self._run.append((" " if space_before and self._run else "") + text)
 
     def end_run(self) -> None:
         if self._run and len(self.samples) < MAX_SAMPLES:

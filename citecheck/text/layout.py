@@ -5,8 +5,8 @@ coordinates. Output is a list of :class:`Line` in reading order: for a two-colum
 left column top to bottom, then the right one, with full-width lines (titles, wide figures)
 acting as separators between column blocks.
 
-The code is pure Python over tuples so that it runs inside the extraction worker without
-copying per-character objects across the process boundary.
+The code is pure Python over small slotted objects so that it runs inside the extraction
+worker without copying per-character objects across the process boundary.
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 """The sandboxed extraction worker: one PDF in, page lines and hidden text out (JSON).
 
-Run as ``python -m citecheck.text.worker PDF_PATH [MEMORY_MB]``. The parent
+:func:`main` runs in a child forked by :mod:`citecheck.text.forkserver` (or stand-alone
+as ``python -m citecheck.text.worker PDF_PATH [MEMORY_MB]``). The parent
 (:mod:`citecheck.text.extract`) gives it a wall-clock deadline; the worker caps its own
 address space with ``RLIMIT_AS`` before touching the file, so a hostile or huge PDF
 kills only this process.
 
-Characters come from pdfium's per-character API (through pypdfium2), which gives the
-same per-glyph facts as pdfplumber (box, fill colour, render mode, size) at a fraction of
-the cost. Each page is closed as soon as it has been read.
+Characters come from pdfium's per-character API (through pypdfium2; see
+:mod:`citecheck.text.glyphs`), which gives the same per-glyph facts as pdfplumber (box,
+fill colour, render mode, size) at a fraction of the cost. Each page is closed as soon as
+it has been read.
 
 Output on stdout, one JSON object: ``{"ok": true, "pages": [...], "page_count": N}`` or
 ``{"ok": false, "reason": "...", "detail": "..."}``.
