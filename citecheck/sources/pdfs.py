@@ -40,9 +40,11 @@ class FetchedPDF:
     retrieved_at: str
 
 
-def pdf_candidates(openalex_work: dict | None, unpaywall: dict | None = None) -> list[str]:
+def pdf_candidates(openalex_work: dict | None, unpaywall: dict | None = None,
+                   crossref_work: dict | None = None) -> list[str]:
     """Candidate PDF URLs in order: OpenAlex best location, other locations, landing-page
-    patterns of repositories with predictable PDF links, then Unpaywall."""
+    patterns of repositories with predictable PDF links, Unpaywall, then the publisher's
+    text-mining PDF links deposited in Crossref (``link``; the download decides if open)."""
     urls: list[str] = []
     work = openalex_work or {}
     locations = [work.get("best_oa_location") or {}] + list(work.get("locations") or [])
@@ -58,6 +60,9 @@ def pdf_candidates(openalex_work: dict | None, unpaywall: dict | None = None) ->
         for loc in [unpaywall.get("best_oa_location") or {}] + list(unpaywall.get("oa_locations") or []):
             if loc and loc.get("url_for_pdf"):
                 urls.append(loc["url_for_pdf"])
+    for link in (crossref_work or {}).get("link") or []:
+        if str(link.get("content-type", "")).startswith("application/pdf") and link.get("URL"):
+            urls.append(link["URL"])
     return [u for u in dict.fromkeys(urls) if u.startswith(("http://", "https://"))]
 
 

@@ -39,7 +39,8 @@ class FullText:
                         unpaywall_record = None
                     except SourceError as error:
                         problems.append(f"unpaywall_{error.reason}")
-                urls = pdf_candidates(ctx.data.get("openalex_work"), unpaywall_record)
+                urls = pdf_candidates(ctx.data.get("openalex_work"), unpaywall_record,
+                                      ctx.data.get("crossref_work"))
             if not urls:
                 ctx.data["fulltext_reason"] = "no_open_access_copy"
                 return StageResult("skipped", "no_open_access_copy")
