@@ -114,10 +114,6 @@ def crossref_path(doi: str) -> str:
     return bare + "%2F" * (len(path) - len(bare))
 
 
-def openalex_path(doi: str) -> str:
-    """The DOI for ``/works/doi:{doi}``."""
-    return quote(doi, safe="/")
-
 
 def openalex_filter_value(doi: str) -> str | None:
     """The DOI as a value inside an OpenAlex ``doi:a|b`` filter, or ``None`` when it must be

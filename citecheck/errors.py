@@ -68,9 +68,6 @@ class BlockedDestinationError(SourceError):
     reason = "blocked_destination"
 
 
-class ExtractionError(CitecheckError):
-    reason = "parse_error"
-
 
 class LLMError(CitecheckError):
     reason = "judge_unavailable"

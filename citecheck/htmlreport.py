@@ -12,10 +12,10 @@ import html
 import logging
 from collections import Counter
 from collections.abc import Iterable
-from urllib.parse import quote
 
 from .embed import script_safe_json
 from .plaintext import safe_http_url
+from .doi import doi_url
 from .report import CitingWork, Claim, RefItem, Report, StatItem
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ def link(url: str | None, label: str | None = None) -> str:
 def doi_link(doi: str | None) -> str:
     if not doi:
         return ""
-    return link("https://doi.org/" + quote(doi, safe="/:;()._-"), f"doi:{doi}")
+    return link(doi_url(doi), f"doi:{doi}")
 
 
 def badge(text: str, tone: str) -> str:

@@ -116,9 +116,6 @@ class CircuitBreaker:
 class HttpStats:
     counts: Counter = field(default_factory=Counter)
 
-    @property
-    def network(self) -> int:
-        return self.counts["network"]
 
 
 class HttpClient:

@@ -11,7 +11,6 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlu
 
 _SECRET_VALUES: set[str] = set()
 SECRET_PARAMS = frozenset({"mailto", "api_key", "email", "key", "apikey", "token"})
-SECRET_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "set-cookie", "user-agent"})
 _MAILTO_IN_UA = re.compile(r"mailto:[^\s;)]+", re.IGNORECASE)
 
 
@@ -28,15 +27,6 @@ def redact(text: str) -> str:
         if value in text:
             text = text.replace(value, "REDACTED")
     return _MAILTO_IN_UA.sub("mailto:REDACTED", text)
-
-
-def strip_secret_params(url: str) -> str:
-    """The URL without credential or contact parameters (for cache keys and recordings)."""
-    parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-             if k.lower() not in SECRET_PARAMS]
-    query.sort()
-    return urlunsplit((parts.scheme, parts.netloc.lower(), parts.path, urlencode(query), ""))
 
 
 def redact_url(url: str) -> str:

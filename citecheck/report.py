@@ -209,7 +209,7 @@ class Claim(Model):
     rationale: OptText = None
     evidence: list[Evidence] = Field(default_factory=list)
     candidates: list[Candidate] = Field(default_factory=list)
-    number_mismatch: bool | None = None
+    flags: list[str] = Field(default_factory=list)
     model: str | None = None
     prompt: str | None = None
     prompt_sha256: str | None = None

@@ -21,12 +21,6 @@ def author_keys(authors: list[Author]) -> tuple[set[str], set[str]]:
     return ids, names
 
 
-def authors_of_openalex_work(work: dict) -> list[Author]:
-    from .metadata import openalex_authors
-
-    return openalex_authors(work)
-
-
 def is_self_citation(paper: tuple[set[str], set[str]], other: list[Author]) -> bool | None:
     """True/False, or ``None`` when the other work lists no authors."""
     if not other:

@@ -2,7 +2,6 @@
 import json
 
 import httpx2
-import pytest
 from pydantic import SecretStr
 
 from citecheck.config import Settings

@@ -27,7 +27,6 @@ from citecheck.redaction import (
     install_log_redaction,
     redact,
     redact_url,
-    strip_secret_params,
 )
 from citecheck.sources.openalex import OpenAlexSource
 
@@ -149,8 +148,8 @@ def test_g2_cache_and_replay_keys_have_no_credentials():
                       f"https://api.openalex.org/works?filter=doi:10.1/x&api_key={OPENALEX_CANARY}"
                       f"&mailto={quote(MAILTO_CANARY)}&email={quote(MAILTO_CANARY)}")
     assert key == "GET openalex:/works?filter=doi:10.1/x"
-    stripped = strip_secret_params(f"https://API.openalex.org/works?api_key={OPENALEX_CANARY}&b=2")
-    assert leaks(stripped) == [] and stripped == "https://api.openalex.org/works?b=2"
+    keyed = request_key("GET", "openalex", f"https://API.openalex.org/works?api_key={OPENALEX_CANARY}&b=2")
+    assert leaks(keyed) == [] and keyed == "GET openalex:/works?b=2"
 
 
 def test_g1_redaction_catches_url_encoded_and_user_agent_forms():

@@ -113,7 +113,7 @@ def test_warm_request_is_served_from_the_cache_with_zero_network(sim, tmp_path):
     assert sim.count() == 1 and again.source == "cache" and again.body == first.body
     fresh, _ = cached_client(sim, tmp_path)  # a new process with the same home
     assert fresh.get(f"{sim.url}/works/10.5555/cached", service="crossref").source == "cache"
-    assert sim.count() == 1 and fresh.stats.network == 0
+    assert sim.count() == 1 and fresh.stats.counts["network"] == 0
 
 
 def test_not_found_is_cached_but_failures_and_rate_limits_are_not(sim, tmp_path):
