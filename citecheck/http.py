@@ -14,6 +14,7 @@ import email.utils
 import json
 import logging
 import random
+import socket
 import threading
 import time
 from collections import Counter, deque
@@ -244,6 +245,10 @@ class HttpClient:
             except requests.Timeout:
                 raise SourceError(f"{service}: timeout", reason="timeout", retryable=True) from None
             except requests.RequestException as error:
+                if _is_name_resolution_failure(error):
+                    # Not a blip of the service: retrying in seconds cannot help (offline).
+                    raise SourceError(f"{service}: cannot resolve the host (no network?)",
+                                      reason="dns_error") from None
                 raise SourceError(f"{service}: connection error ({type(error).__name__})",
                                   reason="upstream_error", retryable=True) from None
             try:
@@ -303,6 +308,19 @@ def _require_json(response: Response) -> None:
     except SourceError as error:
         error.retryable = True
         raise
+
+
+def _is_name_resolution_failure(error: Exception) -> bool:
+    """True when the name lookup itself failed (urllib3's NameResolutionError, EAI_NONAME)."""
+    seen, cause = set(), error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if type(cause).__name__ == "NameResolutionError" or (
+                isinstance(cause, socket.gaierror) and cause.errno == socket.EAI_NONAME):
+            return True
+        cause = cause.__cause__ or cause.__context__ or (cause.args[0] if cause.args and
+                                                          isinstance(cause.args[0], Exception) else None)
+    return False
 
 
 def _is_soft_rate_limit(response: Response) -> bool:

@@ -6,6 +6,8 @@ from .report import Report
 
 REASONS = {
     "no_model": "no model is configured (set ANTHROPIC_API_KEY)",
+    "crossref_dns_error": "Crossref could not be reached (no network?)",
+    "openalex_dns_error": "OpenAlex could not be reached (no network?)",
     "no_full_text": "the paper's full text was not read",
     "no_open_access_copy": "no open-access copy of the paper was found",
     "pdf_not_recorded": "the recording holds no PDF of the paper",
@@ -48,7 +50,7 @@ def summarize(report: Report) -> list[str]:
         agency = f" (registered with {reg.agency})" if reg.agency and reg.agency != "crossref" else ""
         head = f"The DOI has no Crossref record{agency}"
     else:
-        head = "The registries were not checked" + (f" ({reg.reason})" if reg.reason else "")
+        head = "The registries were not checked" + (f" ({plain_reason(reg.reason)})" if reg.reason else "")
     if counts.printed:
         found = counts.linked + counts.found + counts.found_with_differences
         head += (f"; {found} of the {counts.printed} references it cites were found in a "

@@ -581,3 +581,12 @@ def test_a7_openalex_list_calls_classify_client_errors(sim, tmp_path, fault):
     sim.script(".", [fault], repeat=True)
     with pytest.raises(SourceError):
         OpenAlexSource(client, settings).works_by_ids(["W1", "W2"])
+
+
+def test_an_unresolvable_host_fails_at_once_without_retries(tmp_path):
+    sleeps = []
+    client = HttpClient(Settings(home=tmp_path), sleep=sleeps.append)
+    with pytest.raises(SourceError) as caught:
+        client.get("https://api.citecheck-test.invalid/works/10.1/x", service="crossref")
+    assert caught.value.reason == "dns_error"
+    assert sleeps == [] and client.stats.counts["network"] == 1
