@@ -104,15 +104,25 @@ def check_paper(doi: str, *, settings: Settings, options: Options, replay: Path 
         logger.exception("paper %s crashed", doi)
         return PaperOutcome({"status": "failed",
                              "reason": f"internal_error:{type(error).__name__}"})
-    failed = [s.name for s in report.stages if s.status == "failed"]
+    problems = [f"{s.name}:{s.reason}" if s.reason else s.name for s in report.stages
+                if s.status == "failed" or _transient(s.reason)]
     counts = report.references.counts
     return PaperOutcome({
-        "status": "ok" if not failed else "partial", "reason": ",".join(failed) or None,
+        "status": "ok" if not problems else "partial", "reason": ",".join(problems) or None,
         "registry": report.registry.status, "printed": counts.printed,
         "registry_refs": counts.registry,
         "found": counts.linked + counts.found + counts.found_with_differences,
         "not_found": counts.not_found, "cited_by": report.cited_by.count,
     }, report.model_dump_json(indent=2))
+
+
+TRANSIENT_REASONS = ("upstream_error", "timeout", "rate_limited", "daily_limit", "html_body",
+                     "bad_json", "empty_body", "dns_error")
+
+
+def _transient(reason: str | None) -> bool:
+    """A stage degraded by a service's passing trouble: the paper is worth re-running."""
+    return bool(reason) and any(t in reason for t in TRANSIENT_REASONS)
 
 
 class Engine(Protocol):

@@ -270,7 +270,7 @@ def batch(
     replay: Annotated[Optional[Path], typer.Option(help="Serve every request from this recording folder.")] = None,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Never call a model.")] = False,
     max_cited_by: Annotated[Optional[int], typer.Option(help="Citing works listed per paper.")] = None,
-    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Check again the papers that failed in earlier runs.")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Check again the papers that failed, or were degraded by a service problem (partial), in earlier runs.")] = False,
     engine: Annotated[str, typer.Option(help="local (threads) or ray (Ray tasks; needs the optional ray extra).")] = "local",
 ) -> None:
     """Check a list of DOIs; resumable: re-run the same command to continue."""

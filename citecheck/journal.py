@@ -39,7 +39,8 @@ def repair_journal(path: Path) -> None:
 
 def load_done(path: Path, current: str, *, retry_failed: bool = False) -> dict[str, dict]:
     """Latest journal entry per key made with the ``current`` fingerprint; with
-    ``retry_failed``, papers whose latest entry failed count as not done."""
+    ``retry_failed``, papers whose latest entry failed, or was degraded by a passing service
+    problem (``partial``), count as not done."""
     done: dict[str, dict] = {}
     if not path.exists():
         return done
@@ -52,7 +53,8 @@ def load_done(path: Path, current: str, *, retry_failed: bool = False) -> dict[s
             if entry.get("fingerprint") == current:
                 done[entry["key"]] = entry
     if retry_failed:
-        done = {key: entry for key, entry in done.items() if entry.get("status") != "failed"}
+        done = {key: entry for key, entry in done.items()
+                if entry.get("status") not in ("failed", "partial")}
     return done
 
 

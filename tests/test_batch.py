@@ -92,3 +92,24 @@ def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path):
     for entry in killed:
         report = json.loads((tmp_path / "killed" / entry["report"]).read_text())
         assert report["input"]["doi"] == entry["doi"]
+
+
+def test_a_paper_degraded_by_a_service_problem_is_partial_and_retried_on_request(tmp_path):
+    replay = tmp_path / "replay"
+    dois = synthetic_replay(replay, 2)
+    import json as _json
+    for entry_file in (replay / "openalex").glob("*.json"):
+        entry = _json.loads(entry_file.read_text())
+        if dois[1] in entry["request"]["key"]:
+            entry["response"] = {"status": 503, "headers": {"content-type": "text/html"},
+                                 "text": "<html>busy</html>"}
+            entry_file.write_text(_json.dumps(entry))
+    out = tmp_path / "out"
+    run_batch(out, replay, dois)
+    entries = {e["key"]: e for e in journal(out)}
+    assert entries[dois[0]]["status"] == "ok"
+    assert entries[dois[1]]["status"] == "partial"
+    assert "resolve:openalex_" in entries[dois[1]]["reason"]
+    again = BatchRunner(out, settings=Settings(home=out / "home"), options=Options(), jobs=1,
+                        replay=replay, retry_failed=True).run(dois)
+    assert again.skipped == 1
