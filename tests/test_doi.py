@@ -127,14 +127,6 @@ def test_b1_openalex_filter_values():
     assert openalex_filter_value(SICI) == SICI
 
 
-@pytest.fixture
-def sim():
-    from simserver import SimRegistry
-
-    with SimRegistry() as server:
-        yield server
-
-
 def quick_client(sim, tmp_path):
     from citecheck.config import Settings
     from citecheck.http import HttpClient

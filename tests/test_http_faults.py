@@ -12,6 +12,7 @@ import time
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from simclient import FakeSleep, sim_settings, unpace
 from simserver import (
     SimRegistry,
     delay,
@@ -43,29 +44,8 @@ DOI = "10.5555/sim.fault"
 WORK = f"/works/{DOI}"
 
 
-class FakeSleep:
-    """Records requested waits instead of waiting."""
-
-    def __init__(self):
-        self.calls: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.calls.append(seconds)
-
-
-@pytest.fixture
-def sim():
-    with SimRegistry() as server:
-        yield server
-
-
 def settings_for(sim: SimRegistry, tmp_path, **overrides) -> Settings:
-    values = {"home": tmp_path, "crossref_base_url": sim.url, "openalex_base_url": sim.url,
-              "unpaywall_base_url": sim.url + "/unpaywall", "connect_timeout_s": 1.0,
-              "read_timeout_s": 1.0, "request_deadline_s": 2.0, "backoff_base_s": 0.01,
-              "max_attempts": 4, "retry_after_cap_s": 120.0}
-    values.update(overrides)
-    return Settings(**values)
+    return sim_settings(sim, tmp_path, **{"retry_after_cap_s": 120.0, **overrides})
 
 
 def client_for(sim, tmp_path, *, paced: bool = False, **overrides) -> tuple[HttpClient, FakeSleep]:
@@ -76,11 +56,6 @@ def client_for(sim, tmp_path, *, paced: bool = False, **overrides) -> tuple[Http
     if not paced:
         unpace(client)
     return client, sleep
-
-
-def unpace(client: HttpClient) -> None:
-    for service in ("crossref", "openalex"):
-        client.limiter(service).update({"X-Rate-Limit-Limit": "1000", "X-Rate-Limit-Interval": "1s"})
 
 
 # A1, A2: 429 and Retry-After -----------------------------------------------------------

@@ -6,7 +6,6 @@ import json
 from collections import Counter
 
 import pytest
-from simserver import SimRegistry
 
 import citecheck.api
 from citecheck.batch import BatchRunner
@@ -16,12 +15,6 @@ from citecheck.context import Options
 
 DOIS = [f"10.5555/h5.{i}" for i in range(8)]
 POISON = "10.5555/h5.3"
-
-
-@pytest.fixture
-def sim():
-    with SimRegistry() as server:
-        yield server
 
 
 def runner_for(sim, tmp_path) -> BatchRunner:

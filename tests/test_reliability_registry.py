@@ -12,45 +12,19 @@ import zlib
 
 import pytest
 from simserver import SimRegistry, respond, too_many
+from simclient import fast_client, sim_settings
 
 import citecheck
 from citecheck.batch import BatchRunner
 from citecheck.config import Settings
 from citecheck.context import Options
 from citecheck.errors import NotFoundError, RateLimitedError, SourceError
-from citecheck.http import HttpClient
 from citecheck.sources.openalex import OpenAlexSource
 
 
-class FakeSleep:
-    def __init__(self):
-        self.calls: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.calls.append(seconds)
-
-
-@pytest.fixture
-def sim():
-    with SimRegistry() as server:
-        yield server
-
-
 def settings_for(sim: SimRegistry, tmp_path, **overrides) -> Settings:
-    values = {"home": tmp_path / "home", "crossref_base_url": sim.url, "openalex_base_url": sim.url,
-              "unpaywall_base_url": sim.url + "/unpaywall", "connect_timeout_s": 1.0,
-              "read_timeout_s": 1.0, "request_deadline_s": 3.0, "backoff_base_s": 0.01,
-              "max_attempts": 4, "mailto": "reliability@example.org"}
-    values.update(overrides)
-    return Settings(**values)
-
-
-def fast_client(settings: Settings) -> tuple[HttpClient, FakeSleep]:
-    sleep = FakeSleep()
-    client = HttpClient(settings, sleep=sleep)
-    for service in ("crossref", "openalex"):
-        client.limiter(service).update({"X-Rate-Limit-Limit": "1000", "X-Rate-Limit-Interval": "1s"})
-    return client, sleep
+    return sim_settings(sim, tmp_path / "home", **{"request_deadline_s": 3.0,
+                                                   "mailto": "reliability@example.org", **overrides})
 
 
 # A8: one bad DOI in a list never spoils the others ------------------------------------

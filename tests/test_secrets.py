@@ -47,12 +47,6 @@ def leaks(text: str | bytes) -> list[str]:
 
 
 @pytest.fixture
-def sim():
-    with SimRegistry() as server:
-        yield server
-
-
-@pytest.fixture
 def debug_log():
     """Every logger at DEBUG into one buffer, with the redaction the CLI installs."""
     buffer = io.StringIO()

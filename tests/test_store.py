@@ -6,7 +6,7 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from simserver import SimRegistry, respond, server_error
+from simserver import respond, server_error
 
 from citecheck import store as store_module
 from citecheck.config import Settings
@@ -91,12 +91,6 @@ def test_llm_calls_return_the_latest_successful_call(tmp_path):
 
 
 # The store under HttpClient ------------------------------------------------------------
-
-@pytest.fixture
-def sim():
-    with SimRegistry() as server:
-        yield server
-
 
 def cached_client(sim, tmp_path, **overrides) -> tuple[HttpClient, Store]:
     settings = Settings(home=tmp_path, backoff_base_s=0.01, max_attempts=2, **overrides)
