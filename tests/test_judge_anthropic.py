@@ -11,12 +11,12 @@ import json
 import anthropic
 import httpx2
 import pytest
+from anthropic_messages import MODEL, message, tool_use
 
 from citecheck.judge import AnthropicJudge, Claim, JudgeRequest, Passage, apply_outcome
 from citecheck.llm import AnthropicCaller
 from citecheck.store import Store
 
-MODEL = "claude-sonnet-4-6"
 PASSAGES = [
     Passage(id="p1", page=2, text="Mortality was 32% in patients with cirrhosis."),
     Passage(id="p2", page=5, text="The sample was drawn from 29 countries."),
@@ -33,28 +33,6 @@ GOOD_VERDICT = {
     "rationale": "States 32%.",
     "evidence": [{"passage_id": "p1", "quote": "Mortality was 32% in patients with cirrhosis."}],
 }
-
-
-def message(content: list, stop_reason: str = "tool_use") -> dict:
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": MODEL,
-        "content": content,
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": 900,
-            "output_tokens": 80,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-        },
-    }
-
-
-def tool_use(payload: dict) -> dict:
-    return {"type": "tool_use", "id": "toolu_01", "name": "record_verdict", "input": payload}
 
 
 class Server:

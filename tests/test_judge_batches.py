@@ -15,6 +15,7 @@ from collections.abc import Callable
 import anthropic
 import httpx2
 import pytest
+from anthropic_messages import MODEL, message
 
 from citecheck.judge import (
     AnsweringJudge,
@@ -32,7 +33,6 @@ from citecheck.judge import (
 from citecheck.llm import AnthropicCaller, canonical_json
 from citecheck.store import Store
 
-MODEL = "claude-sonnet-4-6"
 API = "https://api.anthropic.com/v1/messages/batches"
 _PASSAGE = re.compile(r'<passage id="(\w+)"[^>]*>\n(.*?)\n</passage>', re.DOTALL)
 
@@ -47,24 +47,6 @@ def request_for(claim: str) -> JudgeRequest:
             Passage(id="p2", page=5, text="The sample was drawn from 29 countries."),
         ],
     )
-
-
-def message(content: list, stop_reason: str = "tool_use") -> dict:
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": MODEL,
-        "content": content,
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": 900,
-            "output_tokens": 80,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-        },
-    }
 
 
 def quoting_first_passage(params: dict) -> dict:

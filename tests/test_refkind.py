@@ -2,6 +2,7 @@
 import json
 
 import httpx2
+from anthropic_messages import message, tool_use
 from pydantic import SecretStr
 
 from citecheck.config import Settings
@@ -12,11 +13,7 @@ from citecheck.store import Store
 
 
 def tool_answer(payload: dict) -> dict:
-    """A Messages API response in the API's format (written for the test, not recorded)."""
-    return {"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": TOOL_NAME, "input": payload}],
-            "stop_reason": "tool_use", "stop_sequence": None,
-            "usage": {"input_tokens": 120, "output_tokens": 20}}
+    return message([tool_use(payload, TOOL_NAME)])
 
 
 def classifier_answering(payloads, seen):

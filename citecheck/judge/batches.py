@@ -120,11 +120,7 @@ class BatchJudge:
         **options: Any,
     ) -> BatchJudge:
         """Same client policy as the synchronous judge; raises ``ConfigError`` without a key."""
-        if settings is None:
-            from ..config import get_settings
-
-            settings = get_settings()
-        caller = AnthropicCaller.from_settings(settings, store, http_client)
+        caller = AnthropicJudge.from_settings(settings, store, http_client).caller
         return cls(caller.client, caller.model, store, **options)
 
     @property
