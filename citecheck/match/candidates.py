@@ -7,7 +7,6 @@ whatever is known and nothing is invented; scoring uses only the fields present.
 
 from __future__ import annotations
 
-import html
 import logging
 import re
 from typing import Any, Literal
@@ -15,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from citecheck.doi import try_normalize_doi
+from citecheck.plaintext import to_plain_text
 from citecheck.match.refparse import expand_pages, family_name
 
 logger = logging.getLogger(__name__)
@@ -27,7 +27,6 @@ CandidateSource = Literal[
     "candidates-file",
 ]
 
-_TAG = re.compile(r"<[^>]+>")
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:v\d+)?(?:\.pdf)?$", re.I)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 
@@ -74,8 +73,7 @@ def _plain(text: Any) -> str | None:
     """Plain text from a metadata string that may carry HTML/JATS markup or entities."""
     if not text or not isinstance(text, str):
         return None
-    cleaned = re.sub(r"\s+", " ", html.unescape(_TAG.sub(" ", text))).strip()
-    return cleaned or None
+    return to_plain_text(text) or None
 
 
 def _first(value: Any) -> Any:
